@@ -1,0 +1,131 @@
+"""The ASGI application the fan-out benchmark serves: Tintero itself plus what only the benchmark needs.
+
+- ``POST /__bench/setup/``: a public campaign to broadcast on (returns its id);
+- ``POST /__bench/app/<campaign_id>/``: one pool change through ``campaigns.events.publish`` inside a
+  transaction, exactly as ``characters.services`` announces one; returns the commit time;
+- ``POST /__bench/floor/?size=<n>``: the floor: a pre-serialized payload of ``n`` bytes sent straight
+  to the group of the bare consumer below, with no database, policy or thread hop;
+- ``/ws/__bench/floor/``: that bare consumer: an ``AsyncWebsocketConsumer`` that forwards the payload.
+
+``BENCH_LAYER`` picks the channel layer: ``memory``, ``redis`` (RedisChannelLayer) or ``redis-pubsub``
+(RedisPubSubChannelLayer), both on ``REDIS_URL``. Never mount this module in production.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tintero.settings")
+
+import django
+from django.conf import settings
+
+django.setup()
+
+_LAYERS = {
+    "memory": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
+    "redis": {"BACKEND": "channels_redis.core.RedisChannelLayer"},
+    "redis-pubsub": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"},
+}
+_layer = dict(_LAYERS[os.environ.get("BENCH_LAYER", "memory")])
+if _layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
+    # redis-py 8 reads with a 5 s socket timeout by default, the same as channels_redis' blocking pop:
+    # an idle consumer then dies with TimeoutError. A longer read timeout fixes it.
+    address = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    _layer["CONFIG"] = {"hosts": [{"address": address, "socket_timeout": 30}]}
+# Before the first get_channel_layer(): channels builds the layer lazily from the settings.
+settings.CHANNEL_LAYERS = {"default": _layer}
+
+from asgiref.sync import sync_to_async  # noqa: E402
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
+from channels.layers import get_channel_layer  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.db import transaction  # noqa: E402
+from django.urls import path  # noqa: E402
+
+from tintero.asgi import django_asgi_app  # noqa: E402
+from tintero.routing import websocket_urlpatterns  # noqa: E402
+
+FLOOR_GROUP = "bench.floor"
+
+
+class FloorConsumer(AsyncWebsocketConsumer):
+    """The bare Channels broadcast: join a group, forward a ready string."""
+
+    async def connect(self) -> None:
+        await self.channel_layer.group_add(FLOOR_GROUP, self.channel_name)
+        await self.accept()
+        await self.send(text_data='{"type":"hello","seq":0}')
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(FLOOR_GROUP, self.channel_name)
+
+    async def floor_event(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=message["frame"])
+
+
+def _setup() -> dict[str, Any]:
+    from accounts.models import User
+    from campaigns import services
+
+    gm, _created = User.objects.get_or_create(username="bench-gm", defaults={"display_name": "Bench"})
+    campaign = services.create_campaign(creator=gm, title="Bench", ruleset="generic", visibility="public")
+    return {"campaign_id": campaign.pk}
+
+
+def _pool_change(campaign_id: int) -> dict[str, Any]:
+    from campaigns.events import Audience, Event, EventType, publish
+
+    committed: dict[str, float] = {}
+    with transaction.atomic():
+        # Registered before publish's own callback, so it stamps the moment right after COMMIT.
+        transaction.on_commit(lambda: committed.setdefault("t0", time.time()))
+        seq = publish(
+            Event(EventType.POOL_CHANGED, campaign_id, {"ledger_id": 1, "operation": "gain_fate_point"}),
+            Audience(public=True),
+        )
+    return {"t0": committed["t0"], "seq": seq}
+
+
+async def _floor(size: int, seq: int) -> dict[str, Any]:
+    body = json.dumps({"seq": seq, "type": "pool.changed", "data": {"pad": ""}}, separators=(",", ":"))
+    frame = body.replace('"pad":""', '"pad":"' + "x" * max(0, size - len(body)) + '"')
+    t0 = time.time()
+    await get_channel_layer().group_send(FLOOR_GROUP, {"type": "floor.event", "frame": frame})
+    return {"t0": t0, "seq": seq}
+
+
+async def bench_http(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    route = scope["path"]
+    if not route.startswith("/__bench/"):
+        await django_asgi_app(scope, receive, send)
+        return
+    query = {k: v[0] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+    if route == "/__bench/setup/":
+        result = await sync_to_async(_setup)()
+    elif route.startswith("/__bench/app/"):
+        result = await sync_to_async(_pool_change)(int(route.rstrip("/").rsplit("/", 1)[1]))
+    elif route == "/__bench/floor/":
+        result = await _floor(int(query.get("size", "80")), int(query.get("seq", "0")))
+    else:
+        result = {"error": "unknown"}
+    body = json.dumps(result).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+application = ProtocolTypeRouter(
+    {
+        "http": bench_http,
+        "websocket": AllowedHostsOriginValidator(
+            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, path("ws/__bench/floor/", FloorConsumer.as_asgi())]))
+        ),
+    }
+)

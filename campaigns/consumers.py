@@ -1,0 +1,145 @@
+"""The live socket of a campaign page: forwards the campaign's events that this viewer may see.
+
+Protocol (JSON text frames; the event catalogue is in ``campaigns.events``):
+
+- on connect the server sends ``{"type": "hello", "seq": <the campaign's last seq>}``; then each visible
+  event as ``{"seq", "type", "data"}``. A client that sees a gap in ``seq``, or reconnects, asks
+  ``GET /api/campaigns/<id>/events/?after=<seq>`` for what it missed.
+- a forwarded event may carry ``"skipped": [seq, ...]``: the seqs since the previous frame that were not
+  for this viewer, so the client knows that gap is not a loss.
+- the client may send ``{"type": "ping"}`` (answered with ``{"type": "pong"}``); anything else gets
+  ``{"type": "error", "message": ...}``.
+- close codes: 4401 invalid API token, 4403 the viewer's membership ended (reconnect to continue as
+  whoever they are now), 4404 the campaign does not exist for this viewer (do not retry).
+
+Cost per event and recipient is one set lookup and a send of the frame serialized once at publish time:
+no query, no JSON encoding, no thread hop (an async consumer; the database is only touched on connect
+and when a scene or this viewer's membership changes).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.translation import gettext as _
+
+from campaigns import policy
+from campaigns.events import REFRESH_TYPES, EventType, campaign_group, last_seq, message_audience
+from campaigns.models import Campaign
+from campaigns.policy import Viewer
+from tintero.ws_auth import SUBPROTOCOL
+
+CLOSE_INVALID_TOKEN = 4401
+CLOSE_MEMBERSHIP_ENDED = 4403
+CLOSE_NOT_FOUND = 4404
+# Past this many filtered events in a row the list is dropped; the client then resyncs (cheap, and rare).
+MAX_SKIPPED = 200
+
+
+def _load_viewer(user: Any, campaign_id: int) -> tuple[Viewer, frozenset[int], int] | None:
+    """The viewer, their readable scenes and the campaign's last seq; None when the campaign is hidden."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return None
+    viewer = policy.viewer_for(user, campaign)
+    if not policy.may_view_campaign(viewer):
+        return None
+    return viewer, policy.readable_scene_ids(viewer), last_seq(campaign_id)
+
+
+class CampaignConsumer(AsyncWebsocketConsumer):
+    campaign_id: int
+    viewer: Viewer | None = None
+    scene_ids: frozenset[int] = frozenset()
+    hello_seq = 0
+    joined = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.skipped: list[int] = []
+
+    async def connect(self) -> None:
+        self.campaign_id = int(self.scope["url_route"]["kwargs"]["campaign_id"])
+        subprotocol = SUBPROTOCOL if SUBPROTOCOL in (self.scope.get("subprotocols") or ()) else None
+        if self.scope.get("token_invalid"):
+            await self.accept(subprotocol)
+            await self.close(code=CLOSE_INVALID_TOKEN)
+            return
+        # Join before reading the last seq: every event committed after that read reaches this socket,
+        # and anything older is covered by the hello's seq (the client resyncs from there if it must).
+        await self.channel_layer.group_add(campaign_group(self.campaign_id), self.channel_name)
+        self.joined = True
+        loaded = await database_sync_to_async(_load_viewer)(self.scope.get("user"), self.campaign_id)
+        await self.accept(subprotocol)
+        if loaded is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        self.viewer, self.scene_ids, self.hello_seq = loaded
+        await self.send(text_data=json.dumps({"type": "hello", "seq": self.hello_seq}))
+
+    async def disconnect(self, code: int) -> None:
+        if self.joined:
+            await self.channel_layer.group_discard(campaign_group(self.campaign_id), self.channel_name)
+            self.joined = False
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            command = json.loads(text_data or "")
+        except ValueError:
+            await self._error(_("El mensaje no es JSON válido."))
+            return
+        if isinstance(command, dict) and command.get("type") == "ping":
+            await self.send(text_data='{"type":"pong"}')
+        else:
+            await self._error(_("Orden desconocida."))
+
+    async def _error(self, message: str) -> None:
+        await self.send(text_data=json.dumps({"type": "error", "message": message}))
+
+    async def campaign_event(self, message: dict[str, Any]) -> None:
+        """A ``campaign.event`` from the group (see ``campaigns.events.publish``)."""
+        viewer = self.viewer
+        seq = message["seq"]
+        if viewer is None or seq <= self.hello_seq:
+            return  # not (yet) connected, or already counted in the hello
+        if message["event_type"] in REFRESH_TYPES and not await self._refresh(message):
+            return
+        viewer = self.viewer  # _refresh may have replaced it (a role change)
+        assert viewer is not None
+        if not policy.event_visible_to(viewer, message_audience(self.campaign_id, message), self.scene_ids):
+            if len(self.skipped) < MAX_SKIPPED:
+                self.skipped.append(seq)
+            return
+        text = message["frame"]
+        if self.skipped:
+            # Tell the client which missing seqs were filtered out on purpose, so their gap does not send
+            # every socket of the campaign to the resync endpoint at once. It says no more than the gap.
+            text = f'{text[:-1]},"skipped":{json.dumps(self.skipped)}}}'
+            self.skipped = []
+        await self.send(text_data=text)
+
+    async def _refresh(self, message: dict[str, Any]) -> bool:
+        """Re-read what a scene or membership change may have changed. False when the socket closed."""
+        data = json.loads(message["frame"])["data"]
+        viewer = self.viewer
+        assert viewer is not None
+        if message["event_type"] == EventType.MEMBERSHIP_CHANGED:
+            if data.get("user_id") != viewer.user_id:
+                return True  # someone else's membership: nothing this socket shows depends on it
+            if data.get("role") is None:
+                await self.close(code=CLOSE_MEMBERSHIP_ENDED)
+                return False
+        elif viewer.is_gm or data.get("scene_id") is None:
+            return True  # GMs read every scene; a reorder changes nobody's access
+        loaded = await database_sync_to_async(_load_viewer)(self.scope.get("user"), self.campaign_id)
+        if loaded is None:
+            await self.close(code=CLOSE_NOT_FOUND)
+            return False
+        self.viewer, self.scene_ids, _seq = loaded
+        return True
+
+
+__all__ = ["CLOSE_INVALID_TOKEN", "CLOSE_MEMBERSHIP_ENDED", "CLOSE_NOT_FOUND", "CampaignConsumer"]

@@ -1,0 +1,275 @@
+"""The one typed catalogue of live events, and how services publish them.
+
+Services (and only services) call :func:`publish` inside their transaction. The event is stored in the
+campaign's event log with the next per-campaign sequence number (so a reconnecting client catches up
+from the database), and sent to the campaign's channel group only after the transaction commits.
+
+Each event carries its *audience*, worked out once at publish time by the service: everyone who may
+read the scene, the GMs only, or a list of users. Consumers forward an event to their socket only when
+``policy.event_visible_to`` says so: a set lookup per recipient, never a query. The audience itself never
+leaves the server.
+
+What a client receives (socket frame, and each item of ``GET /api/campaigns/<id>/events/?after=<seq>``)::
+
+    {"seq": 42, "type": "post.created", "data": {"scene_id": 7, "post_id": 311}}
+
+``seq`` grows by one per event of the campaign; a client that sees a gap (or reconnects) asks the resync
+endpoint for what it missed. Events a viewer may not see leave gaps too, so the endpoint also returns the
+``seq`` to continue from. Events are small on purpose: clients fetch fresh fragments or JSON, through the
+same policy, for the details.
+
+Catalogue (GMs of the campaign receive every event; "scene readers" means whoever may read the scene):
+
+====================== ============================================== ================================================
+type                   data                                           audience
+====================== ============================================== ================================================
+post.created           scene_id, post_id                              to all: scene readers; to GMs: the GMs and the
+                                                                      author; whisper: its targets and the author
+                                                                      (and only those who may read the scene)
+post.edited            scene_id, post_id                              as post.created
+post.deleted           scene_id, post_id                              as post.created (those who saw it remove it)
+aspect.changed         scene_id, aspect_id, action (added, changed,   scene readers; a hidden aspect (hidden before
+                       deleted)                                       and after the change): GMs only
+scene.changed          scene_id, action (created, changed, status,    scene readers; ``reordered`` (no scene_id):
+                       reordered), status                             everyone who may see the campaign
+membership.changed     user_id, role (None: no longer a member)       everyone who may see the campaign
+join_request.changed   join_request_id, status                        the GMs and the requester
+character.changed      character_id, status                           approved: everyone; else the owner and GMs
+pool.changed           ledger_id, operation                           everyone, or GMs only when the ruleset hides
+                                                                      its pools (Presagios' threat)
+track.changed          ledger_id, operation, character_id             the members with open sheets (PCs); else the
+                                                                      owner and GMs
+roll.made              scene_id, post_id, roll_id                     as the post the roll is attached to; a secret
+                                                                      roll: the GMs until revealed
+roll.followed_up       scene_id, post_id, roll_id, follow_up_id       as roll.made
+roll.settled           scene_id, post_id, roll_id                     as roll.made
+flow.changed           scene_id, flow_id, state                       scene readers (secret parts stay in the flow's
+                                                                      GM-only state, never in ``data``)
+====================== ============================================== ================================================
+
+Sockets also send two frames of their own: ``{"type": "hello", "seq": <last seq>}`` on connect and
+``{"type": "error", "message": ...}`` when the client sends something they do not understand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models import F
+
+logger = logging.getLogger(__name__)
+
+
+class EventType(StrEnum):
+    POST_CREATED = "post.created"
+    POST_EDITED = "post.edited"
+    POST_DELETED = "post.deleted"
+    ASPECT_CHANGED = "aspect.changed"
+    SCENE_CHANGED = "scene.changed"
+    MEMBERSHIP_CHANGED = "membership.changed"
+    JOIN_REQUEST_CHANGED = "join_request.changed"
+    CHARACTER_CHANGED = "character.changed"
+    POOL_CHANGED = "pool.changed"
+    TRACK_CHANGED = "track.changed"
+    ROLL_MADE = "roll.made"
+    ROLL_FOLLOWED_UP = "roll.followed_up"
+    ROLL_SETTLED = "roll.settled"
+    FLOW_CHANGED = "flow.changed"
+
+
+# The data fields each type carries, as the table above says: publish refuses an event missing one.
+EVENT_FIELDS: dict[EventType, frozenset[str]] = {
+    EventType.POST_CREATED: frozenset({"scene_id", "post_id"}),
+    EventType.POST_EDITED: frozenset({"scene_id", "post_id"}),
+    EventType.POST_DELETED: frozenset({"scene_id", "post_id"}),
+    EventType.ASPECT_CHANGED: frozenset({"scene_id", "aspect_id", "action"}),
+    EventType.SCENE_CHANGED: frozenset({"scene_id", "action", "status"}),
+    EventType.MEMBERSHIP_CHANGED: frozenset({"user_id", "role"}),
+    EventType.JOIN_REQUEST_CHANGED: frozenset({"join_request_id", "status"}),
+    EventType.CHARACTER_CHANGED: frozenset({"character_id", "status"}),
+    EventType.POOL_CHANGED: frozenset({"ledger_id", "operation"}),
+    EventType.TRACK_CHANGED: frozenset({"ledger_id", "operation", "character_id"}),
+    EventType.ROLL_MADE: frozenset({"scene_id", "post_id", "roll_id"}),
+    EventType.ROLL_FOLLOWED_UP: frozenset({"scene_id", "post_id", "roll_id", "follow_up_id"}),
+    EventType.ROLL_SETTLED: frozenset({"scene_id", "post_id", "roll_id"}),
+    EventType.FLOW_CHANGED: frozenset({"scene_id", "flow_id", "state"}),
+}
+# Events after which a socket re-reads who its viewer is and which scenes it may read.
+REFRESH_TYPES = frozenset({EventType.SCENE_CHANGED, EventType.MEMBERSHIP_CHANGED})
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who may receive an event. GMs of the campaign always may.
+
+    ``scene_id`` set: whoever may read that scene (and, with ``user_ids``, only those users among them);
+    ``gms_only``: the GMs; ``user_ids``: exactly these users (plus GMs); ``public``: anyone who may see
+    the campaign.
+    """
+
+    public: bool = False
+    gms_only: bool = False
+    scene_id: int | None = None
+    user_ids: frozenset[int] = field(default_factory=frozenset)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "public": self.public,
+            "gms_only": self.gms_only,
+            "scene_id": self.scene_id,
+            "user_ids": sorted(self.user_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Audience:
+        return cls(
+            public=bool(data.get("public")),
+            gms_only=bool(data.get("gms_only")),
+            scene_id=data.get("scene_id"),
+            user_ids=frozenset(data.get("user_ids") or ()),
+        )
+
+
+@dataclass(frozen=True)
+class Event:
+    """A small event: what changed and where; clients fetch fresh fragments or JSON for the details."""
+
+    type: EventType
+    campaign_id: int
+    data: dict[str, Any]
+
+    def as_json(self) -> dict[str, Any]:
+        payload = asdict(self)
+        payload["type"] = str(self.type)
+        return payload
+
+
+def frame(seq: int, event_type: str, data: dict[str, Any]) -> str:
+    """The JSON text a client receives for one event, the same on a socket and (as an item) in a resync."""
+    return json.dumps({"seq": seq, "type": event_type, "data": data}, separators=(",", ":"))
+
+
+def client_event(seq: int, event_type: str, data: dict[str, Any]) -> dict[str, Any]:
+    return {"seq": seq, "type": event_type, "data": data}
+
+
+def campaign_group(campaign_id: int) -> str:
+    return f"campaign.{campaign_id}"
+
+
+def post_audience(scene_id: int, recipients: str, author_id: int, whisper_ids: Iterable[int] = ()) -> Audience:
+    """Who may hear of a post (and of the rolls attached to it): the same people who may see it."""
+    from campaigns.models import Recipients
+
+    if recipients == Recipients.GMS:
+        return Audience(scene_id=scene_id, gms_only=True, user_ids=frozenset({author_id}))
+    if recipients == Recipients.WHISPER:
+        return Audience(scene_id=scene_id, user_ids=frozenset({author_id, *whisper_ids}))
+    return Audience(scene_id=scene_id)
+
+
+def publish(event: Event, audience: Audience) -> int:
+    """Log the event with its sequence number and send it after commit. Returns the sequence number.
+
+    Must be called inside the service's transaction, so the event exists if and only if the change does.
+    The client's frame is serialized here, once, so a socket forwards a ready string to each recipient.
+    """
+    from campaigns.models import CampaignEventLog, CampaignSequence
+
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("publish() must run inside the transaction of the change it announces")
+    missing = EVENT_FIELDS[event.type] - set(event.data)
+    if missing:
+        raise ValueError(f"{event.type} needs data fields {sorted(missing)}")
+    sequence, _created = CampaignSequence.objects.get_or_create(campaign_id=event.campaign_id)
+    # The UPDATE takes the row's write lock until commit, so sequence numbers are handed out (and
+    # committed) in order; the sends after commit may still cross, which clients handle by seq.
+    CampaignSequence.objects.filter(pk=sequence.pk).update(last=F("last") + 1)
+    seq = CampaignSequence.objects.values_list("last", flat=True).get(pk=sequence.pk)
+    audience_json = audience.as_json()
+    CampaignEventLog.objects.create(
+        campaign_id=event.campaign_id, seq=seq, type=str(event.type), data=event.data, audience=audience_json
+    )
+    message = {
+        "type": "campaign.event",
+        "seq": seq,
+        "event_type": str(event.type),
+        "frame": frame(seq, str(event.type), event.data),
+        # A string, not a dict: the in-memory layer deep-copies each message once per recipient.
+        "audience": json.dumps(audience_json, separators=(",", ":")),
+    }
+    transaction.on_commit(lambda: _send(event.campaign_id, message))
+    return seq
+
+
+_AUDIENCE_CACHE_SIZE = 256
+_audience_cache: dict[tuple[int, int], Audience] = {}
+
+
+def message_audience(campaign_id: int, message: dict[str, Any]) -> Audience:
+    """The audience of a ``campaign.event`` message, parsed once per process and event (not per socket)."""
+    key = (campaign_id, message["seq"])
+    audience = _audience_cache.get(key)
+    if audience is None:
+        audience = Audience.from_json(json.loads(message["audience"]))
+        if len(_audience_cache) >= _AUDIENCE_CACHE_SIZE:
+            _audience_cache.clear()  # events are consumed at once: old entries are never asked for again
+        _audience_cache[key] = audience
+    return audience
+
+
+def last_seq(campaign_id: int) -> int:
+    """The campaign's last sequence number (0 before its first event)."""
+    from campaigns.models import CampaignSequence
+
+    return CampaignSequence.objects.filter(campaign_id=campaign_id).values_list("last", flat=True).first() or 0
+
+
+# Strong references to sends scheduled on a running loop, so they are not collected before they run.
+_pending_sends: set[asyncio.Task[None]] = set()
+
+
+def _send(campaign_id: int, message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            # Committed from code running on an event loop (an async caller's thread): async_to_sync
+            # refuses to block that loop, so hand the send to it.
+            task = loop.create_task(layer.group_send(campaign_group(campaign_id), message))
+            _pending_sends.add(task)
+            task.add_done_callback(_pending_sends.discard)
+            return
+        async_to_sync(layer.group_send)(campaign_group(campaign_id), message)
+    except Exception:  # a lost message loses nothing: clients resync from the log
+        logger.exception("could not send live event %s to campaign %s", message.get("seq"), campaign_id)
+
+
+__all__ = [
+    "EVENT_FIELDS",
+    "REFRESH_TYPES",
+    "Audience",
+    "Event",
+    "EventType",
+    "campaign_group",
+    "client_event",
+    "frame",
+    "last_seq",
+    "message_audience",
+    "post_audience",
+    "publish",
+]

@@ -1,0 +1,260 @@
+"""Forms of the browser surface. They parse input only: the services validate and write.
+
+Errors raised by a service (``ValidationError`` with per-field messages) go back onto the form with
+:func:`add_service_errors`, so the page shows them next to the right field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from campaigns.models import (
+    CampaignStatus,
+    Language,
+    Membership,
+    Recipients,
+    Role,
+    Ruleset,
+    SceneAccess,
+    Visibility,
+    Voice,
+)
+from characters.models import Character
+from rolls.builders import builder_for
+from rolls.services import RollSpec
+
+
+def add_service_errors(form: forms.Form, error: ValidationError, aliases: dict[str, str] | None = None) -> None:
+    """Put a service's ValidationError on ``form``: per field where the field exists, else on the form."""
+    aliases = aliases or {}
+    if not hasattr(error, "error_dict"):
+        for message in error.messages:
+            form.add_error(None, message)
+        return
+    for field, errors in error.error_dict.items():
+        name = aliases.get(field, field)
+        target = name if name in form.fields else None
+        for item in errors:
+            form.add_error(target, item)
+
+
+def _text(label: str, *, max_length: int, required: bool = False, rows: int = 6, help_text: str = "") -> forms.Field:
+    return forms.CharField(
+        label=label,
+        max_length=max_length,
+        required=required,
+        strip=True,
+        help_text=help_text,
+        widget=forms.Textarea(attrs={"rows": rows}),
+    )
+
+
+MARKDOWN_HELP = _("Admite Markdown: *cursiva*, **negrita**, > citas, listas y ::: spoiler.")
+
+
+class CampaignForm(forms.Form):
+    title = forms.CharField(label=_("Título"), max_length=120)
+    introduction = _text(_("Introducción"), max_length=20_000, help_text=_("Lo que ve cualquiera que abra la partida."))
+    synopsis = _text(_("Sinopsis"), max_length=20_000)
+    gm_notes = _text(_("Notas del máster"), max_length=20_000, help_text=_("Solo las ven los másters."))
+    ruleset = forms.ChoiceField(label=_("Sistema de juego"), choices=Ruleset.choices)
+    language = forms.ChoiceField(label=_("Idioma"), choices=Language.choices, initial=Language.SPANISH)
+    visibility = forms.ChoiceField(
+        label=_("Visibilidad"),
+        choices=Visibility.choices,
+        initial=Visibility.PUBLIC,
+        help_text=_("Una partida privada solo la ven sus miembros."),
+    )
+    status = forms.ChoiceField(label=_("Estado"), choices=CampaignStatus.choices, initial=CampaignStatus.RECRUITING)
+
+
+class JoinRequestForm(forms.Form):
+    role = forms.ChoiceField(
+        label=_("Quiero entrar como"),
+        choices=[(Role.PLAYER, Role.PLAYER.label), (Role.READER, Role.READER.label)],
+        initial=Role.PLAYER,
+    )
+    message = _text(_("Mensaje para el máster"), max_length=2000, rows=3)
+
+
+class InviteForm(forms.Form):
+    username = forms.CharField(label=_("Nombre de usuario"), max_length=150)
+    role = forms.ChoiceField(label=_("Papel"), choices=Role.choices, initial=Role.PLAYER)
+
+    def clean_username(self) -> User:
+        username = self.cleaned_data["username"].strip()
+        user = User.objects.filter(username__iexact=username).first()
+        if user is None:
+            raise ValidationError(_("No hay ningún usuario «%(name)s».") % {"name": username})
+        return user
+
+
+class RoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Papel"), choices=Role.choices)
+
+
+def _member_choices(memberships: Iterable[Membership], exclude: int | None = None) -> list[tuple[int, str]]:
+    return [(m.user_id, m.user.public_name) for m in memberships if m.user_id != exclude]
+
+
+class SceneForm(forms.Form):
+    title = forms.CharField(label=_("Título"), max_length=120)
+    description = _text(_("Descripción"), max_length=20_000, help_text=MARKDOWN_HELP)
+    access = forms.ChoiceField(
+        label=_("Quién puede leer y escribir"),
+        choices=SceneAccess.choices,
+        initial=SceneAccess.ALL_MEMBERS,
+        widget=forms.RadioSelect,
+    )
+    readers = forms.TypedMultipleChoiceField(
+        label=_("Pueden leer"),
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Solo con acceso para miembros elegidos. Los másters leen siempre."),
+    )
+    writers = forms.TypedMultipleChoiceField(
+        label=_("Pueden escribir"),
+        coerce=int,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_("Quien puede escribir también puede leer."),
+    )
+
+    def __init__(self, *args: Any, memberships: Iterable[Membership] = (), offtopic: bool = False, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        choices = _member_choices(memberships)
+        self.fields["readers"].choices = choices
+        self.fields["writers"].choices = choices
+        if offtopic:
+            for name in ("access", "readers", "writers"):
+                del self.fields[name]
+
+
+class AspectForm(forms.Form):
+    text = forms.CharField(label=_("Aspecto"), max_length=200)
+    hidden = forms.BooleanField(label=_("Oculto a los jugadores"), required=False)
+    free_invocations = forms.IntegerField(label=_("Invocaciones gratuitas"), min_value=0, max_value=20, initial=0)
+
+
+class PostForm(forms.Form):
+    """The composer. Its choices depend on who writes: see :meth:`__init__`."""
+
+    voice = forms.ChoiceField(label=_("Voz"))
+    character = forms.TypedChoiceField(label=_("Personaje"), coerce=int, required=False, empty_value=None)
+    npc_name = forms.CharField(label=_("Nombre del PNJ"), max_length=80, required=False)
+    body = forms.CharField(
+        label=_("Mensaje"), strip=True, help_text=MARKDOWN_HELP, widget=forms.Textarea(attrs={"rows": 8})
+    )
+    notes = forms.CharField(
+        label=_("Notas de juego"),
+        required=False,
+        strip=True,
+        help_text=_("Tiradas, acciones y reglas, aparte de la narración."),
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+    recipients = forms.ChoiceField(
+        label=_("Destinatarios"), choices=Recipients.choices, initial=Recipients.EVERYONE, widget=forms.RadioSelect
+    )
+    whisper_to = forms.TypedMultipleChoiceField(
+        label=_("Susurro a"), coerce=int, required=False, widget=forms.CheckboxSelectMultiple
+    )
+    roll_expression = forms.CharField(
+        label=_("Tirada"),
+        required=False,
+        max_length=200,
+        help_text=_("Notación de dados, la tira el servidor al publicar: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7."),
+    )
+    roll_label = forms.CharField(label=_("Etiqueta de la tirada"), required=False, max_length=120)
+    roll_secret = forms.BooleanField(
+        label=_("Tirada secreta"), required=False, help_text=_("Solo la ven los másters hasta que la revelen.")
+    )
+
+    def __init__(
+        self,
+        *args: Any,
+        characters: Iterable[Character] = (),
+        memberships: Iterable[Membership] = (),
+        is_gm: bool = False,
+        user_id: int | None = None,
+        ruleset: str = "generic",
+        rules_settings: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        characters = list(characters)
+        self.builder = None
+        self.builder_template = ""
+        found = builder_for(ruleset)
+        if found is not None:
+            builder_class, self.builder_template = found
+            self.builder = builder_class(
+                args[0] if args else kwargs.get("data"),
+                prefix="roll",
+                characters=characters,
+                is_gm=is_gm,
+                settings=rules_settings,
+            )
+        if not is_gm:
+            del self.fields["roll_secret"]
+        self.characters = {c.pk: c for c in characters}
+        voices = [(Voice.CHARACTER, Voice.CHARACTER.label)] if self.characters else []
+        if is_gm:
+            voices += [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label)]
+        voices.append((Voice.OOC, Voice.OOC.label))
+        self.fields["voice"].choices = voices
+        self.fields["voice"].initial = voices[0][0]
+        self.fields["character"].choices = [(c.pk, c.name) for c in self.characters.values()]
+        self.fields["whisper_to"].choices = _member_choices(memberships, exclude=user_id)
+        if not is_gm:
+            del self.fields["npc_name"]
+
+    def is_valid(self) -> bool:
+        valid = super().is_valid()
+        return (self.builder.is_valid() if self.builder is not None else True) and valid
+
+    def roll_specs(self) -> list[RollSpec]:
+        """The rolls to make with the post: the ruleset builder's, then the notation field's."""
+        data = self.cleaned_data
+        specs = list(self.builder.roll_specs()) if self.builder is not None else []
+        if data.get("roll_expression"):
+            character = (
+                self.characters.get(data.get("character") or 0) if data.get("voice") == Voice.CHARACTER else None
+            )
+            specs.append(
+                RollSpec(
+                    kind="notation",
+                    data={"expression": data["roll_expression"], "label": data.get("roll_label") or None},
+                    character_id=character.pk if character else None,
+                    label=data.get("roll_label", ""),
+                    gm_only=bool(data.get("roll_secret")),
+                )
+            )
+        return specs
+
+    def service_kwargs(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "voice": data["voice"],
+            "character": self.characters.get(data.get("character") or 0),
+            "npc_name": data.get("npc_name", ""),
+            "body": data["body"],
+            "notes": data.get("notes", ""),
+            "recipients": data["recipients"],
+            "whisper_to": data.get("whisper_to") or [],
+        }
+
+
+class PostEditForm(forms.Form):
+    body = forms.CharField(
+        label=_("Mensaje"), strip=True, help_text=MARKDOWN_HELP, widget=forms.Textarea(attrs={"rows": 12})
+    )
+    notes = forms.CharField(
+        label=_("Notas de juego"), required=False, strip=True, widget=forms.Textarea(attrs={"rows": 4})
+    )

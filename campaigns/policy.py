@@ -1,0 +1,436 @@
+"""The one permission policy of Tintero: pages, the API and sockets all ask here.
+
+Two kinds of answers:
+- predicates ``may_*`` on a :class:`Viewer` (a user as seen from one campaign, resolved once), for a
+  single object;
+- ``Q`` filters ``*_q`` for querysets, so lists never fetch what the viewer may not see.
+The two must agree; tests check them as one matrix (role x visibility x surface).
+
+A private campaign does not exist for an outsider: callers turn a failed ``may_view_campaign`` into 404.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import Exists, OuterRef, Q
+
+from campaigns.events import Audience
+from campaigns.models import (
+    Campaign,
+    Membership,
+    Post,
+    Recipients,
+    Role,
+    Scene,
+    SceneAccess,
+    SceneStatus,
+    Visibility,
+    Voice,
+)
+from characters.models import Character, CharacterStatus
+
+AnyUser = AbstractBaseUser | AnonymousUser
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who is looking at one campaign, and in what role (None: not a member)."""
+
+    user_id: int | None
+    campaign_id: int
+    campaign_public: bool
+    role: str | None
+
+    @property
+    def is_authenticated(self) -> bool:
+        return self.user_id is not None
+
+    @property
+    def is_gm(self) -> bool:
+        return self.role == Role.GM
+
+    @property
+    def is_player(self) -> bool:
+        return self.role == Role.PLAYER
+
+    @property
+    def is_member(self) -> bool:
+        return self.role is not None
+
+
+def viewer_for(user: AnyUser | None, campaign: Campaign) -> Viewer:
+    """Resolve the viewer's role in ``campaign`` with at most one query."""
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    role = None
+    if user_id is not None:
+        role = (
+            Membership.objects.filter(campaign_id=campaign.pk, user_id=user_id).values_list("role", flat=True).first()
+        )
+    return Viewer(
+        user_id=user_id,
+        campaign_id=campaign.pk,
+        campaign_public=campaign.visibility == Visibility.PUBLIC,
+        role=role,
+    )
+
+
+# --- Campaigns ------------------------------------------------------------------------------------
+
+
+def may_view_campaign(viewer: Viewer) -> bool:
+    return viewer.campaign_public or viewer.is_member
+
+
+def may_manage_campaign(viewer: Viewer) -> bool:
+    """Edit the campaign, its scenes and aspects, decide join requests, invite and remove members."""
+    return viewer.is_gm
+
+
+def may_see_gm_notes(viewer: Viewer) -> bool:
+    return viewer.is_gm
+
+
+def may_request_to_join(viewer: Viewer) -> bool:
+    return viewer.is_authenticated and not viewer.is_member and may_view_campaign(viewer)
+
+
+def may_leave(viewer: Viewer) -> bool:
+    return viewer.is_member
+
+
+def visible_campaigns_q(user: AnyUser | None) -> Q:
+    """Campaigns the user may see: every public one, and private ones they belong to."""
+    public = Q(visibility=Visibility.PUBLIC)
+    if user is None or not user.is_authenticated:
+        return public
+    return public | Q(Exists(Membership.objects.filter(campaign=OuterRef("pk"), user_id=user.pk)))
+
+
+# --- Scenes ---------------------------------------------------------------------------------------
+
+
+def _listed(user_ids: Iterable[int], user_id: int | None) -> bool:
+    return user_id is not None and user_id in set(user_ids)
+
+
+def may_read_scene(viewer: Viewer, scene: Scene, reader_ids: Iterable[int], writer_ids: Iterable[int]) -> bool:
+    """``reader_ids``/``writer_ids``: the scene's lists (prefetched by the selector)."""
+    if not may_view_campaign(viewer):
+        return False
+    if viewer.is_gm:
+        return True
+    if scene.access == SceneAccess.ALL_MEMBERS or scene.is_offtopic:
+        return True
+    return _listed(reader_ids, viewer.user_id) or _listed(writer_ids, viewer.user_id)
+
+
+def may_write_scene(viewer: Viewer, scene: Scene, reader_ids: Iterable[int], writer_ids: Iterable[int]) -> bool:
+    if not viewer.is_member:
+        return False
+    if viewer.is_gm:
+        return True
+    if scene.status != SceneStatus.OPEN:
+        return False
+    if scene.is_offtopic:
+        return True  # readers too: the off-topic thread is where the whole table chats
+    if not viewer.is_player:
+        return False
+    if scene.access == SceneAccess.ALL_MEMBERS:
+        return True
+    return _listed(writer_ids, viewer.user_id)
+
+
+def scene_read_rule_q(role: str | None, user_id: int | None, scene_path: str = "") -> Q:
+    """The scene-reading rule alone (campaign visibility checked elsewhere), for querysets.
+
+    ``scene_path`` is "" when filtering scenes and "scene__" when filtering posts by their scene.
+    """
+    if role == Role.GM:
+        return Q()
+    open_to_all = Q(**{f"{scene_path}access": SceneAccess.ALL_MEMBERS}) | Q(**{f"{scene_path}is_offtopic": True})
+    if user_id is None:
+        return open_to_all
+    scene_ref = OuterRef(f"{scene_path}pk" if scene_path == "" else "scene_id")
+    listed = Q(Exists(Scene.readers.through.objects.filter(scene_id=scene_ref, user_id=user_id))) | Q(
+        Exists(Scene.writers.through.objects.filter(scene_id=scene_ref, user_id=user_id))
+    )
+    return open_to_all | listed
+
+
+def readable_scenes_q(viewer: Viewer) -> Q:
+    """Scenes of the viewer's campaign that the viewer may read (empty when the campaign is hidden)."""
+    if not may_view_campaign(viewer):
+        return Q(pk__in=[])
+    return Q(campaign_id=viewer.campaign_id) & scene_read_rule_q(viewer.role, viewer.user_id)
+
+
+# --- Posts ----------------------------------------------------------------------------------------
+
+
+def may_see_post(viewer: Viewer, post: Post, whisper_ids: Iterable[int]) -> bool:
+    """Assumes the viewer may read the post's scene. GMs see everything, deleted posts included."""
+    if viewer.is_gm:
+        return True
+    if post.deleted_at is not None:
+        return False
+    if post.recipients == Recipients.EVERYONE:
+        return True
+    if viewer.user_id is None:
+        return False
+    if post.author_id == viewer.user_id:
+        return True
+    return post.recipients == Recipients.WHISPER and _listed(whisper_ids, viewer.user_id)
+
+
+def visible_posts_q(viewer: Viewer) -> Q:
+    """Posts the viewer may see inside scenes they may read (combine with the scene filter)."""
+    if viewer.is_gm:
+        return Q()
+    alive = Q(deleted_at__isnull=True)
+    if viewer.user_id is None:
+        return alive & Q(recipients=Recipients.EVERYONE)
+    whispered = Q(recipients=Recipients.WHISPER) & Q(
+        Exists(Post.whisper_to.through.objects.filter(post_id=OuterRef("pk"), user_id=viewer.user_id))
+    )
+    return alive & (Q(recipients=Recipients.EVERYONE) | Q(author_id=viewer.user_id) | whispered)
+
+
+def may_edit_post(viewer: Viewer, post: Post) -> bool:
+    return viewer.user_id is not None and post.author_id == viewer.user_id and post.deleted_at is None
+
+
+def may_delete_post(viewer: Viewer, post: Post) -> bool:
+    if post.deleted_at is not None:
+        return False
+    return viewer.is_gm or (viewer.user_id is not None and post.author_id == viewer.user_id)
+
+
+def may_see_revisions(viewer: Viewer, post: Post) -> bool:
+    """GMs see every post's history; an author sees their own. Others only see the 'edited' mark."""
+    return viewer.is_gm or (viewer.user_id is not None and post.author_id == viewer.user_id)
+
+
+def may_post_with_voice(viewer: Viewer, voice: str, character: Character | None) -> bool:
+    """Players speak as their own approved characters or out of character; GMs as anyone."""
+    if voice == Voice.OOC:
+        return viewer.is_member
+    if voice in (Voice.NARRATOR, Voice.NPC):
+        return viewer.is_gm
+    if voice == Voice.CHARACTER:
+        if character is None or character.campaign_id != viewer.campaign_id:
+            return False
+        if viewer.is_gm:
+            return True
+        return (
+            viewer.is_player
+            and character.owner_id == viewer.user_id
+            and not character.is_npc
+            and character.status == CharacterStatus.APPROVED
+        )
+    return False
+
+
+# --- Characters -----------------------------------------------------------------------------------
+
+
+def may_see_character(viewer: Viewer, character: Character) -> bool:
+    """The public parts. Drafts and characters awaiting approval are for their owner and the GMs."""
+    if not may_view_campaign(viewer):
+        return False
+    if character.status in (CharacterStatus.DRAFT, CharacterStatus.PENDING):
+        return viewer.is_gm or (viewer.user_id is not None and character.owner_id == viewer.user_id)
+    return True
+
+
+def characters_visible_q(viewer: Viewer) -> Q:
+    """Characters of the viewer's campaign whose public parts the viewer may see."""
+    if not may_view_campaign(viewer):
+        return Q(pk__in=[])
+    base = Q(campaign_id=viewer.campaign_id)
+    if viewer.is_gm:
+        return base
+    shown = Q(status__in=[CharacterStatus.APPROVED, CharacterStatus.RETIRED])
+    if viewer.user_id is not None:
+        shown |= Q(owner_id=viewer.user_id)
+    return base & shown
+
+
+def may_see_private_parts(viewer: Viewer, character: Character, sheets_open: bool) -> bool:
+    """Sheet, equipment, notes and ledger: the owner and the GMs, or every member when sheets are open."""
+    if viewer.is_gm:
+        return True
+    if viewer.user_id is not None and character.owner_id == viewer.user_id and not character.is_npc:
+        return True
+    return sheets_open and viewer.is_member and may_see_character(viewer, character) and not character.is_npc
+
+
+def may_create_character(viewer: Viewer, is_npc: bool) -> bool:
+    return viewer.is_gm if is_npc else (viewer.is_player or viewer.is_gm)
+
+
+def may_edit_character(viewer: Viewer, character: Character) -> bool:
+    """Names, descriptions and (before approval) the sheet: the owner of a PC, or a GM."""
+    if viewer.is_gm:
+        return True
+    return (
+        viewer.is_player
+        and not character.is_npc
+        and character.owner_id == viewer.user_id
+        and character.status != CharacterStatus.RETIRED
+    )
+
+
+def may_approve_character(viewer: Viewer) -> bool:
+    return viewer.is_gm
+
+
+def may_apply_operation(viewer: Viewer, character: Character | None, who: frozenset[str]) -> bool:
+    """GMs apply every operation; an owner applies those the ruleset leaves to players, on their own
+    approved character."""
+    if viewer.is_gm:
+        return True
+    if "owner" not in who or character is None or viewer.user_id is None:
+        return False
+    return (
+        viewer.is_player
+        and not character.is_npc
+        and character.owner_id == viewer.user_id
+        and character.status == CharacterStatus.APPROVED
+    )
+
+
+def may_read_ledger(viewer: Viewer, character: Character | None, sheets_open: bool) -> bool:
+    """A character's ledger goes with its private parts; the campaign-wide ledger is the GMs'."""
+    if character is None:
+        return viewer.is_gm
+    return may_see_private_parts(viewer, character, sheets_open)
+
+
+# --- Live events ----------------------------------------------------------------------------------
+
+
+def readable_scene_ids(viewer: Viewer) -> frozenset[int]:
+    """The ids of the scenes the viewer may read: one query, so sockets and the resync endpoint can test
+    each event's scene with a set lookup."""
+    if not may_view_campaign(viewer):
+        return frozenset()
+    return frozenset(Scene.objects.filter(readable_scenes_q(viewer)).values_list("pk", flat=True))
+
+
+def event_visible_to(viewer: Viewer, audience: Audience, scene_ids: AbstractSet[int]) -> bool:
+    """May this viewer receive a live event with this audience? The one check of sockets and resync.
+
+    ``scene_ids``: :func:`readable_scene_ids` of the viewer, computed once per connection (or request),
+    so this answers without a query. The audience was worked out by the service at publish time.
+    """
+    if not may_view_campaign(viewer):
+        return False
+    if viewer.is_gm:
+        return True
+    if audience.scene_id is not None and audience.scene_id not in scene_ids:
+        return False
+    if audience.user_ids:
+        # A listed audience (a whisper, a GM-only post's author, a sheet's owner): exactly those users.
+        return viewer.user_id is not None and viewer.user_id in audience.user_ids
+    if audience.gms_only:
+        return False
+    return audience.scene_id is not None or audience.public
+
+
+# --- Event: answers put to the table's veto -------------------------------------------------------
+
+
+def may_follow_event_answers(viewer: Viewer, character: Character) -> bool:
+    """The table votes on a player's creation and progress answers: the GMs and every player see them."""
+    return may_view_campaign(viewer) and not character.is_npc and (viewer.is_gm or viewer.is_player)
+
+
+def may_give_event_answer(viewer: Viewer, character: Character) -> bool:
+    """Only the player of the character answers its questions (spec CV2)."""
+    return (
+        viewer.is_player
+        and not character.is_npc
+        and character.owner_id == viewer.user_id
+        and character.status != CharacterStatus.RETIRED
+    )
+
+
+def may_vote_on_event_answer(viewer: Viewer, character: Character) -> bool:
+    """The GMs and the other players may veto; never the author (spec CV10)."""
+    return may_follow_event_answers(viewer, character) and character.owner_id != viewer.user_id
+
+
+def may_close_event_answer_early(viewer: Viewer) -> bool:
+    """Closing a veto window before its deadline is the GM's facilitation tool (it is not a veto)."""
+    return viewer.is_gm
+
+
+# --- Rolls ----------------------------------------------------------------------------------------
+
+
+def may_roll(viewer: Viewer, *, gm_only: bool, character: Character | None) -> bool:
+    """Rolling with a post needs the right to write it (checked by the post); a secret roll is the GMs';
+    a roll for a character needs the right to speak as it."""
+    if gm_only and not viewer.is_gm:
+        return False
+    if character is None:
+        return viewer.is_member
+    return may_post_with_voice(viewer, Voice.CHARACTER, character)
+
+
+def may_see_roll(viewer: Viewer, *, gm_only: bool, revealed: bool) -> bool:
+    """Assumes the viewer may see the roll's post (a roll follows its post's recipients)."""
+    return viewer.is_gm or not gm_only or revealed
+
+
+def may_see_roll_secret(viewer: Viewer, *, secret_revealed: bool) -> bool:
+    """A secret difficulty (always in Presagios, optional in FATE): GMs, or everyone once revealed."""
+    return viewer.is_gm or secret_revealed
+
+
+def may_reveal_roll(viewer: Viewer) -> bool:
+    return viewer.is_gm
+
+
+def may_act_in_flow(viewer: Viewer, actors: frozenset[str | int]) -> bool:
+    """``actors``: who the rules say takes this step now (``"gm"`` and/or user ids). A GM does not act
+    for a player: a sealed split or a hope spend is the player's own."""
+    if viewer.is_gm and "gm" in actors:
+        return True
+    return viewer.user_id is not None and viewer.user_id in actors
+
+
+def may_see_flow_secret(viewer: Viewer) -> bool:
+    """A flow's ``secret_state`` (a secret difficulty, sealed splits before the reveal) and the params of
+    others' steps: GMs only."""
+    return viewer.is_gm
+
+
+def controls_character(viewer: Viewer, character: Character) -> bool:
+    """Who speaks and decides for a character in play: its player for a PC, the GMs for an NPC."""
+    if character.is_npc:
+        return viewer.is_gm
+    return viewer.user_id is not None and character.owner_id == viewer.user_id
+
+
+def may_run_gm_procedure(viewer: Viewer) -> bool:
+    """Procedures and choices the rules give the GM alone: opening a challenge, fixing pain dice, setting a
+    secret difficulty, valuing a reaction, settling."""
+    return viewer.is_gm
+
+
+def may_open_character_procedure(viewer: Viewer, character: Character) -> bool:
+    """A procedure about one character (a conflict, an action): its controller, or a GM."""
+    return viewer.is_gm or controls_character(viewer, character)
+
+
+def may_open_roll_window(viewer: Viewer, *, roller_id: int, gm_only: bool) -> bool:
+    """An invocation window on a roll: whoever rolled it, or a GM; a secret roll only a GM."""
+    if gm_only:
+        return viewer.is_gm
+    return viewer.is_gm or viewer.user_id == roller_id

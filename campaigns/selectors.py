@@ -1,0 +1,286 @@
+"""Every read of the forum core, with its query shape. Lists use a constant number of queries.
+
+Selectors filter with the policy's Q objects, so a list never fetches what its viewer may not see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.db.models import CharField, Count, F, IntegerField, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.models import (
+    Campaign,
+    Invitation,
+    JoinRequest,
+    Membership,
+    Post,
+    PostRevision,
+    RequestStatus,
+    Role,
+    Scene,
+    SceneAspect,
+    SceneReadMark,
+)
+from campaigns.policy import AnyUser, Viewer
+from characters.models import Character
+
+
+def visible_campaigns(user: AnyUser | None) -> QuerySet[Campaign]:
+    """Campaign list: each with its GMs prefetched and member count annotated (3 queries in all)."""
+    gms = Membership.objects.filter(role=Role.GM).select_related("user")
+    return (
+        Campaign.objects.filter(policy.visible_campaigns_q(user))
+        .annotate(member_count=Count("memberships", distinct=True))
+        .prefetch_related(Prefetch("memberships", queryset=gms, to_attr="gm_memberships"))
+        .order_by("-updated_at", "-id")
+    )
+
+
+def campaigns_of(user: User) -> QuerySet[Campaign]:
+    """The campaigns the user belongs to, with their role annotated as ``my_role``."""
+    role = Membership.objects.filter(campaign=OuterRef("pk"), user=user).values("role")[:1]
+    return (
+        Campaign.objects.filter(memberships__user=user)
+        .annotate(my_role=Subquery(role))
+        .order_by("-updated_at", "-id")
+        .distinct()
+    )
+
+
+def campaign_for(user: AnyUser | None, campaign_id: int) -> tuple[Campaign, Viewer]:
+    """The campaign and the viewer's place in it; 404 when it does not exist *for this user*."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        raise Http404
+    viewer = policy.viewer_for(user, campaign)
+    if not policy.may_view_campaign(viewer):
+        raise Http404  # a private campaign does not exist for an outsider
+    return campaign, viewer
+
+
+def members(campaign: Campaign) -> QuerySet[Membership]:
+    return campaign.memberships.select_related("user").order_by("role", "joined_at", "id")
+
+
+def pending_join_requests(campaign: Campaign) -> QuerySet[JoinRequest]:
+    return campaign.join_requests.filter(status=RequestStatus.PENDING).select_related("user")
+
+
+def pending_invitations(campaign: Campaign) -> QuerySet[Invitation]:
+    return campaign.invitations.filter(status=RequestStatus.PENDING).select_related("user", "invited_by")
+
+
+def invitations_for(user: User) -> QuerySet[Invitation]:
+    return user.invitations.filter(status=RequestStatus.PENDING).select_related("campaign", "invited_by")
+
+
+def characters_of(campaign: Campaign) -> QuerySet[Character]:
+    return campaign.characters.select_related("owner").order_by("is_npc", "name", "id")
+
+
+def _visible_posts(viewer: Viewer) -> QuerySet[Post]:
+    return Post.objects.filter(policy.visible_posts_q(viewer))
+
+
+def readable_scenes(viewer: Viewer) -> QuerySet[Scene]:
+    """The viewer's readable scenes, each with ``post_count`` and ``unread_count`` of visible posts."""
+    visible = _visible_posts(viewer).filter(scene=OuterRef("pk"))
+    count = visible.order_by().values("scene").annotate(n=Count("pk")).values("n")
+    scenes = Scene.objects.filter(policy.readable_scenes_q(viewer)).annotate(
+        post_count=Coalesce(Subquery(count, output_field=IntegerField()), Value(0))
+    )
+    if viewer.user_id is None:
+        return scenes.annotate(unread_count=Value(0, output_field=IntegerField())).order_by("position", "id")
+    last_read = SceneReadMark.objects.filter(scene=OuterRef("scene"), user_id=viewer.user_id).values(
+        "last_read_post_id"
+    )[:1]
+    unread = (
+        visible.annotate(last_read=Coalesce(Subquery(last_read), Value(0)))
+        .filter(pk__gt=F("last_read"))
+        .order_by()
+        .values("scene")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return scenes.annotate(unread_count=Coalesce(Subquery(unread, output_field=IntegerField()), Value(0))).order_by(
+        "position", "id"
+    )
+
+
+def scene_for(user: AnyUser | None, scene_id: int) -> tuple[Scene, Viewer, list[int], list[int]]:
+    """The scene, the viewer, and its reader/writer lists; 404 when the viewer may not read it."""
+    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
+    if scene is None:
+        raise Http404
+    viewer = policy.viewer_for(user, scene.campaign)
+    reader_ids = list(scene.readers.values_list("id", flat=True))
+    writer_ids = list(scene.writers.values_list("id", flat=True))
+    if not policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
+        raise Http404
+    return scene, viewer, reader_ids, writer_ids
+
+
+def scene_aspects(viewer: Viewer, scene: Scene) -> QuerySet[SceneAspect]:
+    aspects = scene.aspects.all()
+    return aspects if viewer.is_gm else aspects.filter(hidden=False)
+
+
+def thread_posts(viewer: Viewer, scene: Scene) -> QuerySet[Post]:
+    """The scene's posts the viewer may see, shaped for the thread page: constant queries per page."""
+    return (
+        _visible_posts(viewer)
+        .filter(scene=scene)
+        .select_related("author", "character", "deleted_by")
+        .prefetch_related(Prefetch("whisper_to", queryset=User.objects.only("id", "username", "display_name")))
+        .annotate(revision_count=Count("revisions", distinct=True))
+        .order_by("id")
+    )
+
+
+@dataclass(frozen=True)
+class ThreadPage:
+    posts: list[Post]
+    number: int
+    num_pages: int
+    total: int
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+
+def thread_page(viewer: Viewer, scene: Scene, page: int, per_page: int | None = None) -> ThreadPage:
+    per_page = per_page or settings.POSTS_PER_PAGE
+    posts = thread_posts(viewer, scene)
+    total = _visible_posts(viewer).filter(scene=scene).count()
+    num_pages = max(1, -(-total // per_page))
+    number = min(max(1, page), num_pages)
+    start = (number - 1) * per_page
+    return ThreadPage(list(posts[start : start + per_page]), number, num_pages, total)
+
+
+def page_of_post(viewer: Viewer, post: Post, per_page: int | None = None) -> int:
+    """Which page of its thread a post is on, for this viewer: permalinks stay stable as posts arrive."""
+    per_page = per_page or settings.POSTS_PER_PAGE
+    before = _visible_posts(viewer).filter(scene_id=post.scene_id, pk__lt=post.pk).count()
+    return before // per_page + 1
+
+
+def post_for(user: AnyUser | None, post_id: int) -> tuple[Post, Scene, Viewer]:
+    """A single post the user may see (404 otherwise), with its scene and the viewer."""
+    post = Post.objects.select_related("scene__campaign", "author", "character").filter(pk=post_id).first()
+    if post is None:
+        raise Http404
+    scene, viewer, _readers, _writers = scene_for(user, post.scene_id)
+    whisper_ids = list(post.whisper_to.values_list("id", flat=True))
+    if not policy.may_see_post(viewer, post, whisper_ids):
+        raise Http404
+    return post, scene, viewer
+
+
+def post_revisions(post: Post) -> QuerySet[PostRevision]:
+    return post.revisions.select_related("edited_by").order_by("id")
+
+
+def first_unread_post_id(viewer: Viewer, scene: Scene) -> int | None:
+    if viewer.user_id is None:
+        return None
+    mark = SceneReadMark.objects.filter(scene=scene, user_id=viewer.user_id).values_list("last_read_post_id", flat=True)
+    last_read = mark.first() or 0
+    return (
+        _visible_posts(viewer).filter(scene=scene, pk__gt=last_read).order_by("id").values_list("id", flat=True).first()
+    )
+
+
+@dataclass(frozen=True)
+class UnreadScene:
+    scene: Scene
+    unread_count: int
+    first_unread_id: int
+
+
+def unread_scenes(user: User) -> list[UnreadScene]:
+    """'Novedades': every scene with posts I have not read, across all my campaigns.
+
+    One query per role group (GM campaigns see everything; the rest go through the post policy), not per
+    campaign: the viewer of each campaign differs only by role.
+    """
+    memberships = list(
+        Membership.objects.filter(user=user).select_related("campaign").only("role", "campaign__visibility")
+    )
+    results: list[UnreadScene] = []
+    by_role: dict[str, list[Membership]] = {}
+    for membership in memberships:
+        by_role.setdefault(membership.role, []).append(membership)
+    last_read = SceneReadMark.objects.filter(scene=OuterRef("scene"), user=user).values("last_read_post_id")[:1]
+    for role, group in by_role.items():
+        # The post and scene rules depend on the role and the user, not on which campaign: one query a role.
+        viewer = Viewer(user.pk, group[0].campaign_id, True, role)
+        rows = (
+            Post.objects.filter(
+                Q(scene__campaign_id__in=[m.campaign_id for m in group])
+                & policy.scene_read_rule_q(role, user.pk, scene_path="scene__")
+                & policy.visible_posts_q(viewer)
+            )
+            .annotate(last_read=Coalesce(Subquery(last_read), Value(0)))
+            .filter(pk__gt=F("last_read"))
+            .values("scene_id")
+            .annotate(n=Count("pk"), first=Min("pk"))
+            .order_by()
+        )
+        counts = {row["scene_id"]: (row["n"], row["first"]) for row in rows}
+        if not counts:
+            continue
+        for scene in Scene.objects.filter(pk__in=counts).select_related("campaign"):
+            n, first = counts[scene.pk]
+            results.append(UnreadScene(scene, n, first))
+    results.sort(key=lambda item: -item.first_unread_id)
+    return results
+
+
+def campaign_list(user: AnyUser | None, *, mine: bool = False) -> QuerySet[Campaign]:
+    """``visible_campaigns`` with the user's role annotated as ``my_role`` (None for non-members).
+
+    ``mine``: only the campaigns the user belongs to. Same query count as ``visible_campaigns``.
+    """
+    campaigns = visible_campaigns(user)
+    if user is None or not user.is_authenticated:
+        campaigns = campaigns.annotate(my_role=Value(None, output_field=CharField()))
+        return campaigns.none() if mine else campaigns
+    role = Membership.objects.filter(campaign=OuterRef("pk"), user_id=user.pk).values("role")[:1]
+    campaigns = campaigns.annotate(my_role=Subquery(role, output_field=CharField()))
+    if mine:
+        campaigns = campaigns.filter(my_role__isnull=False)
+    return campaigns
+
+
+def join_request_for(user: AnyUser | None, join_request_id: int) -> JoinRequest:
+    """A join request seen by its author or by a GM of its campaign; 404 for everyone else."""
+    join_request = JoinRequest.objects.select_related("campaign", "user").filter(pk=join_request_id).first()
+    if join_request is None or user is None or not user.is_authenticated:
+        raise Http404
+    if join_request.user_id != user.pk and not policy.may_manage_campaign(
+        policy.viewer_for(user, join_request.campaign)
+    ):
+        raise Http404
+    return join_request
+
+
+def invitation_for(user: AnyUser | None, invitation_id: int) -> Invitation:
+    """An invitation seen by the invited user or by a GM of its campaign; 404 for everyone else."""
+    invitation = Invitation.objects.select_related("campaign", "user", "invited_by").filter(pk=invitation_id).first()
+    if invitation is None or user is None or not user.is_authenticated:
+        raise Http404
+    if invitation.user_id != user.pk and not policy.may_manage_campaign(policy.viewer_for(user, invitation.campaign)):
+        raise Http404
+    return invitation

@@ -1,0 +1,33 @@
+"""Template helpers of the browser surface."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.safestring import SafeString, mark_safe
+
+from campaigns.markdown import render_markdown
+from campaigns.models import Role
+
+register = template.Library()
+
+
+@register.filter
+def markdown(source: str | None) -> SafeString:
+    """Campaign and scene texts: rendered and sanitized by campaigns.markdown (safe by construction)."""
+    return mark_safe(render_markdown(source or ""))
+
+
+@register.filter
+def role_label(value: str | None) -> str:
+    """The translated label of a stored role value (``my_role`` annotations are raw values)."""
+    if value in Role.values:
+        return str(Role(value).label)
+    return ""
+
+
+@register.filter
+def runs_campaigns(user: object) -> bool:
+    """Whether the user is GM of at least one campaign (the header's dashboard link; one query a page)."""
+    from campaigns.dashboard import runs_campaigns as _runs_campaigns
+
+    return _runs_campaigns(user)  # type: ignore[arg-type]

@@ -1,0 +1,52 @@
+"""Helpers shared by the page views."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import cast
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+from django.utils.translation import get_language
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.models import Post
+from campaigns.policy import Viewer
+from rolls.selectors import rolls_for_posts
+
+
+def user_of(request: HttpRequest) -> User:
+    """The logged-in user (views call this only behind ``login_required``)."""
+    return cast(User, request.user)
+
+
+def is_htmx(request: HttpRequest) -> bool:
+    return bool(getattr(request, "htmx", False))
+
+
+def page_number(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
+
+
+def flash_validation_error(request: HttpRequest, error: ValidationError) -> None:
+    """For one-button actions without a form: show the service's reasons as messages."""
+    for message in error.messages:
+        messages.error(request, message)
+
+
+def decorate_posts(viewer: Viewer, posts: Iterable[Post], first_unread_id: int | None = None) -> None:
+    """Attach what the viewer may do with each post (policy answers, no queries) and its rolls (two
+    queries for the whole page)."""
+    posts = list(posts)
+    rolls = rolls_for_posts(viewer, [post.pk for post in posts], get_language() or "es")
+    for post in posts:
+        post.roll_views = rolls.get(post.pk, [])  # type: ignore[attr-defined]
+        post.may_edit = policy.may_edit_post(viewer, post)  # type: ignore[attr-defined]
+        post.may_delete = policy.may_delete_post(viewer, post)  # type: ignore[attr-defined]
+        post.may_see_revisions = policy.may_see_revisions(viewer, post)  # type: ignore[attr-defined]
+        post.is_unread = first_unread_id is not None and post.pk >= first_unread_id  # type: ignore[attr-defined]

@@ -1,0 +1,122 @@
+"""Posts: write (htmx or plain POST), permalink, edit with revisions, soft delete."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
+
+from campaigns import policy, selectors, services
+from campaigns.forms import PostEditForm, add_service_errors
+from campaigns.views.common import decorate_posts, is_htmx, page_number, user_of
+from campaigns.views.scenes import composer_form, thread_context
+from rolls.services import create_post_with_rolls
+from systems.errors import RulesError
+
+
+def _thread_url(scene_url: str, page: int, post_id: int | None = None) -> str:
+    url = f"{scene_url}?page={page}"
+    return f"{url}#post-{post_id}" if post_id else url
+
+
+@login_required
+@require_POST
+def post_create(request: HttpRequest, pk: int) -> HttpResponse:
+    """The composer posts here. With htmx the new post is appended in place; without, a redirect to it."""
+    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
+    if not policy.may_write_scene(viewer, scene, reader_ids, writer_ids):
+        raise PermissionDenied(_("No puedes escribir en esta escena."))
+    shown_page = page_number(request.POST.get("page"))
+    form = composer_form(viewer, scene, request.POST)
+    if form.is_valid():
+        try:
+            post = create_post_with_rolls(
+                author=user_of(request), scene=scene, rolls=form.roll_specs(), **form.service_kwargs()
+            )
+        except ValidationError as error:
+            add_service_errors(form, error)
+        except RulesError as error:
+            form.add_error("roll_expression" if "notation" in error.code else None, error.message(get_language()))
+        else:
+            if not is_htmx(request):
+                return redirect(post)
+            new_page = selectors.page_of_post(viewer, post)
+            if new_page != shown_page:
+                # The post opened a new page: go there rather than append to the one on screen.
+                return HttpResponseClientRedirect(_thread_url(scene.get_absolute_url(), new_page, post.pk))
+            shaped = selectors.thread_posts(viewer, scene).get(pk=post.pk)
+            decorate_posts(viewer, [shaped])
+            context = {
+                "post": shaped,
+                "scene": scene,
+                "viewer": viewer,
+                "form": composer_form(viewer, scene),
+                "page_number": shown_page,
+            }
+            return render(request, "campaigns/_post_created.html", context)
+    if is_htmx(request):
+        context = {"form": form, "scene": scene, "viewer": viewer, "page_number": shown_page}
+        response = render(request, "campaigns/_composer.html", context)
+        return reswap(retarget(response, "#composer"), "outerHTML")
+    context = thread_context(request, scene, viewer, True, shown_page, form)
+    return render(request, "campaigns/scene.html", context, status=400)
+
+
+@require_GET
+def post_permalink(request: HttpRequest, pk: int) -> HttpResponse:
+    """``/posts/<id>/``: a stable address for a post, whatever page it is on for this viewer."""
+    post, scene, viewer = selectors.post_for(request.user, pk)
+    return redirect(_thread_url(scene.get_absolute_url(), selectors.page_of_post(viewer, post), post.pk))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def post_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    post, scene, viewer = selectors.post_for(request.user, pk)
+    if not policy.may_edit_post(viewer, post):
+        raise PermissionDenied(_("Solo su autor puede editar este mensaje."))
+    form = PostEditForm(request.POST or None, initial={"body": post.body_source, "notes": post.notes_source})
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.edit_post(actor=user_of(request), post=post, **form.cleaned_data)
+        except ValidationError as error:
+            add_service_errors(form, error)
+        else:
+            messages.success(request, _("Mensaje editado."))
+            return redirect(post)
+    return render(request, "campaigns/post_edit.html", {"form": form, "post": post, "scene": scene})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def post_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    post, scene, viewer = selectors.post_for(request.user, pk)
+    if not policy.may_delete_post(viewer, post):
+        raise PermissionDenied(_("No puedes borrar este mensaje."))
+    if request.method == "POST":
+        page = selectors.page_of_post(viewer, post)
+        try:
+            services.delete_post(actor=user_of(request), post=post)
+        except ValidationError as error:
+            for message in error.messages:
+                messages.error(request, message)
+        else:
+            messages.info(request, _("Mensaje borrado."))
+        return redirect(_thread_url(scene.get_absolute_url(), page))
+    return render(request, "campaigns/post_confirm_delete.html", {"post": post, "scene": scene})
+
+
+@login_required
+@require_GET
+def post_revisions(request: HttpRequest, pk: int) -> HttpResponse:
+    post, scene, viewer = selectors.post_for(request.user, pk)
+    if not policy.may_see_revisions(viewer, post):
+        raise PermissionDenied(_("Solo los másters y el autor ven el historial de un mensaje."))
+    context = {"post": post, "scene": scene, "revisions": list(selectors.post_revisions(post))}
+    return render(request, "campaigns/post_revisions.html", context)

@@ -1,0 +1,148 @@
+"""The composer's roll builder for FATE 3.0 (Spirit of the Century): the roll kind, the character, the skill
+from its sheet (unlisted skills are Mediocre), the difficulty or the opposition, and the GM's options
+(a secret difficulty, a secret roll)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Character, CharacterStatus
+from rolls.bindings.fate_sotc import KIND_NAMES, sotc_settings
+from rolls.services import RollSpec
+from systems.fate_sotc.ladder import ladder_label
+
+OPPOSED = ("opposed", "attack", "maneuver")
+
+
+class RollBuilderForm(forms.Form):
+    kind = forms.ChoiceField(label=_("Tirada"), required=False)
+    character = forms.TypedChoiceField(label=_("Personaje"), required=False, coerce=int, empty_value=None)
+    skill = forms.ChoiceField(label=_("Habilidad"), required=False)
+    rating = forms.IntegerField(
+        label=_("Nivel"),
+        required=False,
+        min_value=-10,
+        max_value=20,
+        help_text=_("Solo sin personaje: el nivel en la escala (Normal es +1)."),
+    )
+    modifier = forms.IntegerField(label=_("Modificador"), required=False, min_value=-10, max_value=10)
+    difficulty = forms.IntegerField(label=_("Dificultad"), required=False, min_value=-10, max_value=20)
+    secret = forms.BooleanField(
+        label=_("Dificultad secreta"),
+        required=False,
+        help_text=_("Los jugadores ven solo Éxito o Fallo, nunca el número."),
+    )
+    opposition = forms.IntegerField(
+        label=_("Oposición"), required=False, min_value=-10, max_value=20, help_text=_("Nivel de la habilidad rival.")
+    )
+    opposition_skill = forms.ChoiceField(label=_("Habilidad rival"), required=False)
+    opposition_name = forms.CharField(label=_("Rival"), required=False, max_length=100)
+    track = forms.ChoiceField(
+        label=_("Medidor"), required=False, choices=[("health", _("Salud")), ("composure", _("Serenidad"))]
+    )
+    full_defense = forms.BooleanField(label=_("Defensa completa (+2)"), required=False)
+    label = forms.CharField(label=_("Etiqueta"), required=False, max_length=120)
+    gm_only = forms.BooleanField(
+        label=_("Tirada secreta"), required=False, help_text=_("Solo la ven los másters hasta que la revelen.")
+    )
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        prefix: str = "roll",
+        characters: Iterable[Character] = (),
+        is_gm: bool = False,
+        settings: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(data, prefix=prefix, **kwargs)
+        self.is_gm = is_gm
+        self.settings = sotc_settings(settings)
+        self.characters = {c.pk: c for c in characters if c.status == CharacterStatus.APPROVED}
+        self.fields["kind"].choices = [("", _("Sin tirada del sistema"))] + [
+            (key, names[0]) for key, names in KIND_NAMES.items()
+        ]
+        self.fields["character"].choices = [("", _("Sin personaje"))] + [
+            (c.pk, c.name) for c in self.characters.values()
+        ]
+        skills = [(s.key, s.label_es) for s in self.settings.skill_catalogue]
+        only = next(iter(self.characters.values())) if len(self.characters) == 1 else None
+        if only is not None:  # one character: show each skill's rating from its sheet
+            ratings = only.sheet.get("skills") or {}
+            skills = [(key, f"{label}: {ladder_label(int(ratings.get(key, 0)))}") for key, label in skills]
+            skills.sort(key=lambda kv: -int(ratings.get(kv[0], 0)))
+            self.fields["character"].initial = only.pk
+        self.fields["skill"].choices = [("", "—"), *skills]
+        self.fields["opposition_skill"].choices = [("", "—")] + [
+            (s.key, s.label_es) for s in self.settings.skill_catalogue
+        ]
+        self.fields["difficulty"].initial = self.settings.default_simple_difficulty
+        if not is_gm:
+            del self.fields["secret"]
+            del self.fields["gm_only"]
+
+    def character_lines(self) -> list[tuple[str, list[str]]]:
+        """Each character's skills as the sheet shows them ("Piloto: Grande (+4)"), for the help text."""
+        lines = []
+        for character in self.characters.values():
+            ratings = character.sheet.get("skills") or {}
+            ordered = sorted(ratings.items(), key=lambda kv: (-int(kv[1]), kv[0]))
+            lines.append(
+                (character.name, [f"{self.settings.skill_label(k)}: {ladder_label(int(v))}" for k, v in ordered])
+            )
+        return lines
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind")
+        if not kind:
+            return data
+        if data.get("character") is None and self.characters and not self.is_gm:
+            self.add_error("character", _("Elige con qué personaje tiras."))
+        if data.get("character") is not None and not data.get("skill"):
+            self.add_error("skill", _("Elige la habilidad."))
+        if kind in OPPOSED and data.get("opposition") is None:
+            self.add_error("opposition", _("Indica el nivel de la oposición."))
+        if kind == "simple" and data.get("difficulty") is None:
+            self.add_error("difficulty", _("Indica la dificultad."))
+        return data
+
+    def roll_specs(self) -> list[RollSpec]:
+        if not self.is_valid():
+            return []
+        data = self.cleaned_data
+        kind = data.get("kind")
+        if not kind:
+            return []
+        roll: dict[str, Any] = {"skill": data.get("skill") or None}
+        if data.get("character") is None:
+            roll["skill_rating"] = data.get("rating") or 0
+        if data.get("modifier"):
+            roll["modifier"] = data["modifier"]
+        if kind == "simple":
+            roll["difficulty"] = data["difficulty"]
+            roll["secret"] = bool(data.get("secret"))
+        if kind in OPPOSED:
+            roll["opposition"] = data["opposition"]
+            if data.get("opposition_skill"):
+                roll["opposition_skill"] = data["opposition_skill"]
+            if data.get("opposition_name"):
+                roll["opposition_name"] = data["opposition_name"]
+        if kind in ("attack", "maneuver"):
+            roll["full_defense"] = bool(data.get("full_defense"))
+        if kind == "attack":
+            roll["track"] = data.get("track") or "health"
+        return [
+            RollSpec(
+                kind=kind,
+                data=roll,
+                character_id=data.get("character"),
+                label=data.get("label", ""),
+                gm_only=bool(data.get("gm_only")),
+            )
+        ]

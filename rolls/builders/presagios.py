@@ -1,0 +1,170 @@
+"""The composer's Presagios roll: a character, the characteristic (its current rating from the sheet),
+tool dice 0..3 and a trait of the sheet. GMs may also roll a challenge against a secret difficulty (players
+only ever read «Éxito» or «Fallo»), a quick conflict between two characters, and make any roll secret.
+Challenges and conflicts with points, danger and damage are opened as procedures («Reto», «Conflicto»)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Character
+from rolls.bindings.presagios import CHALLENGE, CONFLICT, ROLL, characteristic_label
+from rolls.services import RollSpec
+from systems.presagios.dice import MAX_TOOL_DICE
+from systems.presagios.sheet import CHAR_KEYS
+
+KINDS = [("", _("Sin tirada")), (ROLL, _("Tirada"))]
+GM_KINDS = [(CHALLENGE, _("Reto (dificultad secreta)")), (CONFLICT, _("Conflicto rápido"))]
+
+
+def _current(character: Character, key: str) -> int:
+    sheet = character.sheet or {}
+    values = sheet.get("current") or sheet.get("base") or [0, 0, 0]
+    return int(values[CHAR_KEYS.index(key)])  # type: ignore[arg-type]
+
+
+def _trait_value(character: Character, name: str) -> int:
+    for trait in (character.sheet or {}).get("traits", []):
+        if trait.get("name") == name:
+            return int(trait.get("value", 0))
+    return 0
+
+
+class RollBuilderForm(forms.Form):
+    kind = forms.ChoiceField(label=_("Tirada"), choices=KINDS, required=False)
+    character = forms.TypedChoiceField(label=_("Personaje"), coerce=int, required=False, empty_value=None)
+    characteristic = forms.ChoiceField(label=_("Característica"), required=False)
+    tool_dice = forms.IntegerField(
+        label=_("Herramientas"),
+        min_value=0,
+        max_value=MAX_TOOL_DICE,
+        initial=0,
+        required=False,
+        help_text=_("Dados de herramientas u objetos útiles: de 0 a 3."),
+    )
+    trait = forms.ChoiceField(label=_("Rasgo"), required=False)
+    difficulty = forms.IntegerField(
+        label=_("Dificultad"),
+        min_value=1,
+        max_value=20,
+        required=False,
+        help_text=_("Siempre secreta: los jugadores solo ven Éxito o Fallo."),
+    )
+    opponent = forms.TypedChoiceField(label=_("Oponente"), coerce=int, required=False, empty_value=None)
+    opponent_characteristic = forms.ChoiceField(label=_("Característica del oponente"), required=False)
+    opponent_tool_dice = forms.IntegerField(
+        label=_("Herramientas del oponente"), min_value=0, max_value=MAX_TOOL_DICE, initial=0, required=False
+    )
+    opponent_trait = forms.ChoiceField(label=_("Rasgo del oponente"), required=False)
+    gm_only = forms.BooleanField(label=_("Tirada secreta"), required=False)
+    label = forms.CharField(label=_("Etiqueta"), max_length=120, required=False)
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        prefix: str = "roll",
+        characters: Iterable[Character] = (),
+        is_gm: bool = False,
+        settings: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(data, prefix=prefix, **kwargs)
+        self.is_gm = is_gm
+        self.characters = {c.pk: c for c in characters}
+        people = [("", "—")] + [(c.pk, c.name) for c in self.characters.values()]
+        self.fields["character"].choices = people
+        self.fields["opponent"].choices = people
+        characteristic_choices = []
+        for key in CHAR_KEYS:
+            label = characteristic_label(key, settings)
+            ratings = [f"{c.name} {_current(c, key)}" for c in self.characters.values() if c.sheet.get("base")]
+            characteristic_choices.append((key, f"{label} ({', '.join(ratings)})" if ratings else label))
+        self.fields["characteristic"].choices = characteristic_choices
+        self.fields["opponent_characteristic"].choices = characteristic_choices
+        traits = [("", "—")]
+        for c in self.characters.values():
+            for trait in (c.sheet or {}).get("traits", []):
+                if trait.get("supernatural"):
+                    continue  # it costs a point: named in a challenge or conflict procedure
+                traits.append((f"{c.pk}:{trait['name']}", f"{c.name} · {trait['name']} +{trait.get('value', 0)}"))
+        self.fields["trait"].choices = traits
+        self.fields["opponent_trait"].choices = traits
+        if is_gm:
+            self.fields["kind"].choices = [*KINDS, *GM_KINDS]
+        else:
+            for name in ("difficulty", "opponent", "opponent_characteristic", "opponent_tool_dice", "opponent_trait"):
+                del self.fields[name]
+            del self.fields["gm_only"]
+
+    def _trait_of(self, value: str, character: Character | None, field: str) -> str:
+        if not value:
+            return ""
+        owner, _sep, name = value.partition(":")
+        if character is None or owner != str(character.pk):
+            self.add_error(field, _("Ese rasgo es de otro personaje."))
+            return ""
+        return name
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        kind = data.get("kind")
+        if not kind:
+            return data
+        character = self.characters.get(data.get("character") or 0)
+        if character is None:
+            self.add_error("character", _("Elige el personaje que tira."))
+        if not data.get("characteristic"):
+            self.add_error("characteristic", _("Elige la característica."))
+        data["trait_name"] = self._trait_of(data.get("trait") or "", character, "trait")
+        if kind == CHALLENGE and data.get("difficulty") is None:
+            self.add_error("difficulty", _("Un reto necesita su dificultad secreta."))
+        if kind == CONFLICT:
+            opponent = self.characters.get(data.get("opponent") or 0)
+            if opponent is None or opponent == character:
+                self.add_error("opponent", _("Elige otro personaje como oponente."))
+            if not data.get("opponent_characteristic"):
+                self.add_error("opponent_characteristic", _("Elige la característica del oponente."))
+            data["opponent_trait_name"] = self._trait_of(data.get("opponent_trait") or "", opponent, "opponent_trait")
+        return data
+
+    def _side(self, character: Character, key: str, tools: int, trait: str) -> dict[str, Any]:
+        return {
+            "name": character.name,
+            "kind": (character.sheet or {}).get("kind", "principal"),
+            "current": _current(character, key),
+            "tool_dice": tools,
+            "trait_bonus": _trait_value(character, trait) if trait else 0,
+        }
+
+    def roll_specs(self) -> list[RollSpec]:
+        if not self.is_valid():  # the composer validates first; an invalid builder asks for no roll
+            return []
+        data = self.cleaned_data
+        kind = data.get("kind")
+        if not kind:
+            return []
+        label = data.get("label") or ""
+        gm_only = bool(data.get("gm_only"))
+        character = self.characters[data["character"]]
+        tools = data.get("tool_dice") or 0
+        if kind == CONFLICT:
+            opponent = self.characters[data["opponent"]]
+            payload = {
+                "a": self._side(character, data["characteristic"], tools, data.get("trait_name", "")),
+                "b": self._side(
+                    opponent,
+                    data["opponent_characteristic"],
+                    data.get("opponent_tool_dice") or 0,
+                    data.get("opponent_trait_name", ""),
+                ),
+            }
+            return [RollSpec(kind=kind, data=payload, label=label, gm_only=gm_only)]
+        payload = {"characteristic": data["characteristic"], "tool_dice": tools, "trait": data.get("trait_name", "")}
+        if kind == CHALLENGE:
+            payload["difficulty"] = data["difficulty"]
+        return [RollSpec(kind=kind, data=payload, character_id=character.pk, label=label, gm_only=gm_only)]

@@ -1,0 +1,45 @@
+"""The demo `make run` loads: one campaign per ruleset, idempotent, and every page of it renders."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from accounts.models import User
+from campaigns.demo import CAMPAIGNS, load_demo
+from campaigns.models import Campaign, Post, Recipients
+from characters.models import Character, CharacterStatus
+from systems.registry import RULESET_KEYS
+
+pytestmark = pytest.mark.django_db
+
+
+def test_demo_has_every_ruleset_and_loads_once() -> None:
+    created = load_demo()
+    assert {c.ruleset for c in created} == set(RULESET_KEYS)
+    counts = (Campaign.objects.count(), Post.objects.count(), Character.objects.count(), User.objects.count())
+    assert load_demo() == []
+    assert (Campaign.objects.count(), Post.objects.count(), Character.objects.count(), User.objects.count()) == counts
+    assert len(CAMPAIGNS) == len(RULESET_KEYS)
+    assert Post.objects.filter(recipients=Recipients.WHISPER).count() >= len(RULESET_KEYS)
+    assert Post.objects.filter(recipients=Recipients.GMS).count() >= len(RULESET_KEYS)
+    assert Post.objects.exclude(notes_source="").exists()
+    # Every demo character went through its ruleset's creation rules and the GM's approval.
+    assert set(Character.objects.values_list("status", flat=True)) == {CharacterStatus.APPROVED}
+
+
+@pytest.mark.parametrize("username", ["directora", "ana", "lector"])
+def test_every_demo_page_renders(username: str) -> None:
+    load_demo()
+    client = Client()
+    client.force_login(User.objects.get(username=username))
+    urls = ["/", "/novedades/"]
+    if username == "directora":
+        urls.append("/dashboard/")
+    for campaign in Campaign.objects.all():
+        urls += [f"/campaigns/{campaign.pk}/", f"/campaigns/{campaign.pk}/characters/"]
+        urls += [f"/scenes/{scene.pk}/" for scene in campaign.scenes.all()]
+        urls += [f"/characters/{character.pk}/" for character in campaign.characters.all()]
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code in (200, 404), (url, response.status_code)

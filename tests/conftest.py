@@ -1,0 +1,46 @@
+"""Fixtures shared by every test folder: the personas of tests/personas.py.
+
+Imports of Django code stay inside the fixtures, so the pure ``systems`` tests also run without Django
+(``-p no:django``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from tests.personas import Table
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Hashing passwords the production way costs ~0.3 s per user, and the tests create hundreds.
+    if config.pluginmanager.hasplugin("django"):
+        from django.conf import settings
+
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def table(db: None) -> Table:
+    """A public campaign with every role and every kind of post."""
+    from campaigns.models import Visibility
+    from tests.personas import build_table
+
+    return build_table(Visibility.PUBLIC)
+
+
+@pytest.fixture
+def private_table(db: None) -> Table:
+    """The same table on a private campaign."""
+    from campaigns.models import Visibility
+    from tests.personas import build_table
+
+    return build_table(Visibility.PRIVATE, prefix="p_")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # Browser tests last: Playwright's sync API keeps an event loop running in the main thread while its
+    # session lives, and async tests (WebSocket consumers) cannot start their own loop beside it.
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)

@@ -1,0 +1,355 @@
+"""Event flows end to end through ``rolls.flows``: the action (gate, choice, talent, who narrates, narration
+vetoes with defend or reformulate) and the desafío (sealed splits, automatic reveal, server tie-breaks)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.utils import timezone
+
+from campaigns import policy
+from rolls import flows
+from rolls.flowkinds.event import seal, unseal
+from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.selectors import flow_views
+from systems.dice import ScriptedDice
+from systems.errors import RulesError
+from tests.rolls.event_fixtures import EventRollTable, build_event_roll_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def t() -> EventRollTable:
+    return build_event_roll_table()
+
+
+def step(flow: Flow, actor, name: str, dice: list[int] | None = None, key: str = "", **params) -> Flow:  # type: ignore[no-untyped-def]
+    flows.take_step(
+        actor=actor,
+        flow=flow,
+        step=name,
+        params=params,
+        idempotency_key=key,
+        dice=ScriptedDice(dice) if dice is not None else None,
+    )
+    flow.refresh_from_db()
+    return flow
+
+
+def action(t: EventRollTable, character, difficulty: int, skill: str | None = None) -> Flow:  # type: ignore[no-untyped-def]
+    params = {"character": character.pk, "difficulty": difficulty}
+    if skill:
+        params["skill"] = skill
+    flow = flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params=params)
+    flow.refresh_from_db()
+    return flow
+
+
+# --- Action: the gate as a choice, who narrates ------------------------------------------------------
+
+
+def test_automatic_absolute_success_rolls_nothing_and_the_player_narrates(t: EventRollTable) -> None:
+    flow = action(t, t.gorton, 3, "Atletismo")  # Atletismo++: 4 dice > 3 (#97)
+    roll = flow.rolls.get()
+    assert roll.result["automatic"] is True and roll.result["dice"] == []
+    assert roll.summary_es.startswith("Atletismo++ (4 dados) contra Común (3): Éxito absoluto automático")
+    assert flow.waiting_for["step"] == "narrate" and flow.waiting_for["users"] == [t.paco.pk]
+    with pytest.raises(PermissionDenied):
+        step(flow, t.gm, "narrate", text="El máster no narra un éxito absoluto ajeno.")
+
+
+def test_choose_take_partial_without_rolling_and_the_gm_narrates(t: EventRollTable) -> None:
+    flow = action(t, t.gorton, 2, "Intimidar")  # 2 dice == 2
+    assert flow.state["offered"] == ["TAKE_PARTIAL", "ROLL"]
+    with pytest.raises(PermissionDenied):
+        step(flow, t.daria, "choose", choice="ROLL")  # not her character
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.paco, "choose", choice="TAKE_FAILURE")
+    assert refused.value.code == "CHOICE_NOT_OFFERED"
+    flow = step(flow, t.paco, "choose", choice="TAKE_PARTIAL")
+    assert flow.state["outcome"] == "PARTIAL_SUCCESS" and flow.rolls.get().result["dice"] == []
+    assert flow.waiting_for == {**flow.waiting_for, "step": "narrate", "who": "gm"}
+    flow = step(flow, t.gm, "narrate", text="Gorton se impone, pero a gritos.")
+    assert flow.status == FlowStatus.SETTLED and flow.state["narration"]["status"] == "FINAL"
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.gm, "narrate", text="Otra vez")
+    assert refused.value.code == "flow_closed"
+
+
+def test_roll_is_made_by_the_server_and_a_player_narrates_with_vetoes_accepted(t: EventRollTable) -> None:
+    flow = action(t, t.valy, 4, "Carterista")  # Carterista+: 3 dice < 4
+    flow = step(flow, t.jenny, "choose", [4, 5, 1], choice="ROLL")
+    roll = flow.rolls.get()
+    assert roll.result["dice"] == [4, 5, 1] and roll.result["outcome"] == "ABSOLUTE_SUCCESS"
+    assert "[4][5][1] → Éxito absoluto; narra el jugador" in roll.summary_es
+    flow = step(flow, t.jenny, "narrate", text="Valy se lleva la bolsa sin que nadie lo note.")
+    assert flow.state["narration"]["status"] == "PROPOSED"
+    with pytest.raises(PermissionDenied):
+        step(flow, t.jenny, "veto")  # the author does not vote on her own narration
+    for voter in (t.gm, t.daria, t.paco):
+        flow = step(flow, voter, "no_veto")
+    assert flow.status == FlowStatus.SETTLED  # everyone voted: the window closed early, accepted
+    assert RollFollowUp.objects.filter(roll=roll, kind="narration").get().summary_es == "Narración aceptada"
+
+
+def test_narration_defended_and_overruled_becomes_partial_success(t: EventRollTable) -> None:
+    """#63: INITIAL vetoes Juan and Jenny; Paco defends; both keep their vetoes → PAR, the GM narrates."""
+    flow = action(t, t.gorton, 2, "Atletismo")
+    flow = step(flow, t.paco, "narrate", text="El bandido huye y suelta la bolsa.")
+    flow = step(flow, t.gm, "veto")
+    flow = step(flow, t.jenny, "veto", key="v-jenny")
+    flow = step(flow, t.jenny, "veto", key="v-jenny")  # a replay: nothing twice
+    flow = step(flow, t.gm, "close_votes")
+    assert flow.state["narration"]["status"] == "CONTESTED"
+    assert flow.waiting_for["step"] == "defend" and flow.waiting_for["users"] == [t.paco.pk]
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.gm, "no_answer")  # the author still has time
+    assert refused.value.code == "RESPONSE_TIME_LEFT"
+    flow = step(flow, t.paco, "defend", argument="Se sigue de la intimidación.")
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.paco, "reformulate", text="Otra versión")
+    assert refused.value.code in {"ONE_RESPONSE_ONLY", "NOT_CONTESTED"}
+    assert set(flow.state["narration"]["window"]["vetoes"]) == {"GM", str(t.jenny.pk)}  # carried over
+    flow = step(flow, t.gm, "close_votes")
+    assert flow.state["outcome"] == "PARTIAL_SUCCESS" and flow.state["narration"]["status"] == "GM_NARRATION"
+    with pytest.raises(PermissionDenied):
+        step(flow, t.paco, "gm_narrate", text="No soy el máster")
+    flow = step(flow, t.gm, "gm_narrate", text="El bandido duda, pero se queda la bolsa.")
+    assert flow.status == FlowStatus.SETTLED
+    summaries = list(RollFollowUp.objects.filter(kind="narration").values_list("summary_es", flat=True))
+    assert summaries == ["Narración vetada (2 vetos)", "Narración anulada → éxito parcial; narra el máster"]
+
+
+def test_reformulated_narration_starts_review_without_votes_and_is_accepted(t: EventRollTable) -> None:
+    flow = action(t, t.gorton, 2, "Atletismo")
+    flow = step(flow, t.paco, "narrate", text="Versión uno")
+    flow = step(flow, t.daria, "veto")
+    flow = step(flow, t.jenny, "veto")
+    flow = step(flow, t.gm, "close_votes")
+    flow = step(flow, t.paco, "reformulate", text="Versión dos")
+    assert flow.state["narration"]["window"]["votes"] == [] and flow.state["narration"]["history"] == ["Versión uno"]
+    flow = step(flow, t.daria, "veto")
+    flow = step(flow, t.gm, "close_votes")  # 1 veto: accepted
+    assert flow.status == FlowStatus.SETTLED and flow.state["narration"]["text"] == "Versión dos"
+    assert flow.state["outcome"] == "ABSOLUTE_SUCCESS"
+
+
+def test_unanswered_veto_is_overruled_after_the_deadline(t: EventRollTable) -> None:
+    flow = action(t, t.gorton, 2, "Atletismo")
+    flow = step(flow, t.paco, "narrate", text="Texto")
+    flow = step(flow, t.daria, "veto")
+    flow = step(flow, t.jenny, "veto")
+    flow = step(flow, t.gm, "close_votes")
+    Flow.objects.filter(pk=flow.pk).update(
+        state={**flow.state, "contested_at": (timezone.now() - timedelta(hours=25)).isoformat()}
+    )
+    flow = step(flow, t.gm, "no_answer")
+    assert flow.state["narration"]["status"] == "GM_NARRATION" and flow.state["outcome"] == "PARTIAL_SUCCESS"
+
+
+def test_narration_vetoes_off_make_the_narration_final(t: EventRollTable) -> None:
+    t.set_rules({"core": {"narration_veto": False}})
+    flow = action(t, t.gorton, 2, "Atletismo")
+    flow = step(flow, t.paco, "narrate", text="Final")
+    assert flow.status == FlowStatus.SETTLED
+
+
+def test_talent_reroll_is_a_follow_up_under_the_roll(t: EventRollTable) -> None:
+    t.set_rules({"core": {"narration_veto": True}, "optional": {"talent": {"enabled": True}}})
+    flow = action(t, t.khan, 4, "Destreza")  # Destreza+ is Khan's talent: 3 dice < 4
+    flow = step(flow, t.daria, "choose", [4, 2, 1], choice="ROLL")
+    assert flow.waiting_for["step"] == "talent" and flow.state["outcome"] == "PARTIAL_SUCCESS"
+    flow = step(flow, t.daria, "talent", [5], index=2)  # #103
+    assert flow.state["outcome"] == "ABSOLUTE_SUCCESS" and flow.state["dice"] == [4, 2, 5]
+    follow = RollFollowUp.objects.get(kind="talent")
+    assert follow.result["dice"] == [4, 2, 5] and "Éxito absoluto" in follow.summary_es
+    assert flow.rolls.get().result["dice"] == [4, 2, 1]  # the roll itself is never edited
+    assert flow.waiting_for["step"] == "narrate"
+
+
+def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTable) -> None:
+    with pytest.raises(PermissionDenied):
+        flows.start_flow(actor=t.paco, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3})
+    with pytest.raises(RulesError) as refused:
+        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 7})
+    assert refused.value.code == "DIFFICULTY_OUT_OF_RANGE"
+    with pytest.raises(RulesError):
+        flows.start_flow(
+            actor=t.gm,
+            scene=t.scene,
+            kind="action",
+            params={"character": t.gorton.pk, "difficulty": 3, "skill": "Volar"},
+        )
+    with pytest.raises(ValidationError):
+        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"difficulty": 3})
+    assert not Flow.objects.exists()
+
+
+# --- Desafío: sealed splits, reveal, tie-breaks ---------------------------------------------------------
+
+
+def desafio(t: EventRollTable, *participants: dict) -> Flow:  # type: ignore[type-arg]
+    flow = flows.start_flow(
+        actor=t.gm, scene=t.scene, kind="desafio", params={"ability": "Destreza", "participants": list(participants)}
+    )
+    flow.refresh_from_db()
+    return flow
+
+
+def everything_visible_to(t: EventRollTable, user, flow: Flow) -> str:  # type: ignore[no-untyped-def]
+    """Every byte a viewer may get about the flow: its view (state, secret state, steps' params, rolls)."""
+    view = flow_views(policy.viewer_for(user, t.campaign), [Flow.objects.get(pk=flow.pk)], "es")[0]
+    return json.dumps(
+        {
+            "state": view.flow.state,
+            "secret": view.secret_state,
+            "steps": [s.params for s in view.steps],
+            "rolls": [r.roll.result for r in view.rolls],
+        },
+        default=str,
+    )
+
+
+def test_desafio_74_splits_are_sealed_until_both_commit(t: EventRollTable) -> None:
+    """#74: Valy (pool 2) L2 R0; Khan (pool 1) L0 R1 → Valy wins 2-0, Khan/Daria narrates 1-0, no roll."""
+    flow = desafio(t, {"character": t.valy.pk, "skill": "Resistencia"}, {"character": t.khan.pk})
+    assert flow.waiting_for["users"] == sorted([t.jenny.pk, t.daria.pk])
+    flow = step(flow, t.jenny, "commit", left=2, right=0)
+    assert flow.state["committed"] == [f"c{t.valy.pk}"]
+    for viewer in (t.gm, t.daria, t.paco, t.jenny, t.reader):
+        seen = everything_visible_to(t, viewer, flow)
+        assert '"left": 2' not in seen and '"right": 0' not in seen and "[2, 0]" not in seen
+    step_row = FlowStep.objects.get(step="commit")
+    assert set(step_row.params) == {"participant", "digest"}  # the step row keeps the hash, not the numbers
+    token = flow.secret_state["sealed"][f"c{t.valy.pk}"]
+    assert unseal(token, f"{flow.pk}|c{t.valy.pk}|split")["left"] == 2  # only the server opens it
+    flow = step(flow, t.daria, "commit", left=0, right=1)
+    assert flow.state["ix"]["commitments"] == [[f"c{t.valy.pk}", 2, 0], [f"c{t.khan.pk}", 0, 1]]
+    assert flow.state["ix"]["left"]["winners"] == [f"c{t.valy.pk}"] and flow.state["ix"]["left"]["by"] == "COUNT"
+    assert flow.state["narrators"] == [str(t.daria.pk)] and not flow.rolls.exists()
+    assert flow.secret_state == {}
+    # The digests published at commit check against the nonces published at the reveal.
+    from systems.event.desafio import Split, commitment_digest
+
+    pid = f"c{t.valy.pk}"
+    assert commitment_digest(str(flow.pk), pid, Split(2, 0), flow.state["nonces"][pid]) == flow.state["digests"][pid]
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.jenny, "commit", left=1, right=1)  # committing after the reveal
+    assert refused.value.code == "ALREADY_REVEALED"
+    flow = step(flow, t.daria, "narrate", text="Khan tropieza; Valy se queda la moneda.")
+    for voter in (t.gm, t.paco, t.jenny):
+        flow = step(flow, voter, "no_veto")
+    assert flow.status == FlowStatus.SETTLED
+
+
+def test_desafio_tie_breaks_and_joint_narration(t: EventRollTable) -> None:
+    """#76: A pool 3 L2 R1, B pool 3 L2 R1; left A [5,3] vs B [4,4] → A; right [2] vs [2] → JOINT."""
+    flow = desafio(t, {"character": t.valy.pk, "skill": "Carterista"}, {"character": t.khan.pk, "skill": "Destreza"})
+    flow = step(flow, t.jenny, "commit", left=2, right=1)
+    flow = step(flow, t.daria, "commit", [5, 3, 4, 4, 2, 2], left=2, right=1)
+    rolls = list(flow.rolls.order_by("id"))
+    assert [r.kind for r in rolls] == ["fist_tiebreak", "fist_tiebreak"]
+    assert rolls[0].result["rolls"] == [[f"c{t.valy.pk}", [5, 3]], [f"c{t.khan.pk}", [4, 4]]]
+    assert rolls[0].summary_es == "Desempate del puño izquierdo: Valy [5][3], Khan [4][4] → gana Valy"
+    assert flow.state["ix"]["left"]["winners"] == [f"c{t.valy.pk}"]
+    assert flow.state["ix"]["right"]["verdict"] == "JOINT"
+    assert flow.state["joint"]["order"] == [str(t.jenny.pk), str(t.daria.pk)]  # seat order
+    assert RollFollowUp.objects.get(kind="desafio").summary_es.startswith("Gana el desafío Valy")
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.daria, "narrate_part", text="Antes de tiempo")  # not her turn
+    assert refused.value.code == "NOT_YOUR_PART"
+    flow = step(flow, t.jenny, "narrate_part", text="Valy agarra la moneda...")
+    flow = step(flow, t.daria, "narrate_part", text="...y Khan se queda con el cordel.")
+    flow = step(flow, t.gm, "close_joint")
+    assert flow.status == FlowStatus.SETTLED
+
+
+def test_desafio_amend_before_the_reveal_84(t: EventRollTable) -> None:
+    flow = desafio(t, {"character": t.valy.pk, "skill": "Resistencia"}, {"character": t.khan.pk, "skill": "Carterista"})
+    flow = step(flow, t.jenny, "commit", left=2, right=0)
+    flow = step(flow, t.jenny, "commit", left=1, right=1)  # amend
+    assert flow.state["committed"] == [f"c{t.valy.pk}"] and flow.state["stage"] == "committing"
+    flow = step(flow, t.daria, "commit", [3, 6, 2, 2], left=1, right=1)
+    assert flow.state["ix"]["commitments"] == [[f"c{t.valy.pk}", 1, 1], [f"c{t.khan.pk}", 1, 1]]
+    assert flow.state["ix"]["left"]["winners"] == [f"c{t.khan.pk}"]  # [3] vs [6]
+    assert flow.state["ix"]["right"]["verdict"] == "JOINT"  # [2] vs [2]
+
+
+def test_desafio_refusals(t: EventRollTable) -> None:
+    flow = desafio(t, {"character": t.valy.pk}, {"character": t.khan.pk})
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.jenny, "commit", left=2, right=0)  # #79 (a): the sum must be the pool (1)
+    assert refused.value.code == "SPLIT_SUM"
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.jenny, "commit", left=-1, right=2)
+    assert refused.value.code == "SPLIT_NEGATIVE"
+    with pytest.raises(PermissionDenied):
+        step(flow, t.paco, "commit", left=1, right=0)  # not a participant
+    with pytest.raises(PermissionDenied):
+        step(flow, t.gm, "commit", participant=f"c{t.valy.pk}", left=1, right=0)  # a GM does not act for a player
+    with pytest.raises(PermissionDenied):
+        step(flow, t.daria, "commit", participant=f"c{t.valy.pk}", left=1, right=0)
+    with pytest.raises(PermissionDenied):
+        step(flow, t.jenny, "narrate", text="Aún no")  # nothing is revealed (nor narrated) before all commit
+    assert not FlowStep.objects.exists() and flow.secret_state == {}
+    with pytest.raises(PermissionDenied):
+        flows.start_flow(
+            actor=t.paco, scene=t.scene, kind="desafio", params={"participants": [{"character": t.valy.pk}] * 2}
+        )
+    with pytest.raises(RulesError) as refused:
+        desafio(t, {"character": t.valy.pk}, {"character": t.valy.pk})
+    assert refused.value.code == "PARTICIPANTS"
+
+
+def test_desafio_with_an_npc_160_and_a_replayed_commit(t: EventRollTable) -> None:
+    """#160: the GM sets an NPC pool of 3 and commits L1 R2; player A pool 2 commits L2 R0."""
+    flow = desafio(t, {"name": "Bandido", "dice": 3}, {"character": t.valy.pk, "skill": "Resistencia"})
+    flow = step(flow, t.jenny, "commit", key="k1", left=2, right=0)
+    flow = step(flow, t.jenny, "commit", key="k1", left=0, right=2)  # the same request again: ignored
+    assert FlowStep.objects.count() == 1
+    assert flow.waiting_for["who"] == "gm" and flow.waiting_for["users"] == []
+    flow = step(flow, t.gm, "commit", left=1, right=2)
+    assert flow.state["ix"]["left"]["winners"] == [f"c{t.valy.pk}"]
+    assert flow.state["narrators"] == ["GM"]
+    flow = step(flow, t.gm, "narrate", text="El bandido cuenta lo que pasó.")
+    assert flow.status == FlowStatus.SETTLED  # the GM's narration is not vetoable (A-17)
+
+
+def test_desafio_cancel_before_the_reveal(t: EventRollTable) -> None:
+    flow = desafio(t, {"character": t.valy.pk}, {"character": t.khan.pk})
+    flow = step(flow, t.jenny, "commit", left=1, right=0)
+    with pytest.raises(PermissionDenied):
+        step(flow, t.jenny, "cancel")
+    flow = step(flow, t.gm, "cancel")
+    assert flow.status == FlowStatus.CANCELLED and flow.secret_state == {}
+
+
+def test_desafio_talent_in_a_tie_break_111(t: EventRollTable) -> None:
+    """#111: left tie 2-2; A's pool talent-built; A [3,2] vs B [5,1]; A rerolls index 1 → 6 → A wins."""
+    t.set_rules({"optional": {"talent": {"enabled": True, "in_desafio_tiebreaks": True}}})
+    flow = desafio(t, {"character": t.khan.pk, "skill": "Destreza"}, {"character": t.valy.pk, "skill": "Carterista"})
+    flow = step(flow, t.daria, "commit", left=2, right=1)
+    flow = step(flow, t.jenny, "commit", [3, 2, 5, 1, 4, 2], left=2, right=1)
+    # Left rolled [3,2] vs [5,1] and waits for Khan's talent decision (sealed); the right waits behind it.
+    assert flow.state["stage"] == "tiebreak" and flow.waiting_for["step"] == "talent"
+    assert flow.waiting_for["users"] == [t.daria.pk]
+    flow = step(flow, t.daria, "talent", [6, 4, 2], index=1)
+    assert flow.state["ix"]["left"]["winners"] == [f"c{t.khan.pk}"]
+    assert RollFollowUp.objects.get(kind="talent").summary_es == "Talento destacado: Khan [3][6], Valy [5][1]"
+    assert flow.rolls.count() == 2  # the right fist's tie-break followed, rolled by the server
+
+
+def test_seal_is_authenticated_and_bound() -> None:
+    token = seal({"left": 1, "right": 2}, "1|c1|split")
+    assert "left" not in token
+    assert unseal(token, "1|c1|split") == {"left": 1, "right": 2}
+    with pytest.raises(RulesError):
+        unseal(token, "1|c2|split")  # moved to another participant
+
+
+def test_post_roll_is_never_part_of_a_flow(t: EventRollTable) -> None:
+    assert not Roll.objects.exists()

@@ -1,0 +1,511 @@
+"""Serializers of the forum-core API: ``*In`` parse a request body, ``*Out`` shape a response.
+
+Input serializers only check shapes and types; the services own the rules (and say no with
+``PermissionDenied``/``ValidationError``). Output serializers never emit a field the viewer may not see:
+such fields are *absent* (not null), decided by ``campaigns.policy`` with the viewer in the context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.helpers import lazy_serializer
+from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
+from rest_framework import serializers
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.models import (
+    Campaign,
+    CampaignStatus,
+    Invitation,
+    JoinRequest,
+    Language,
+    Membership,
+    Post,
+    PostRevision,
+    Recipients,
+    RequestStatus,
+    Role,
+    Ruleset,
+    Scene,
+    SceneAccess,
+    SceneAspect,
+    SceneStatus,
+    Visibility,
+    Voice,
+)
+from campaigns.policy import Viewer
+from rolls.services import MAX_ROLLS_PER_POST
+
+
+def _viewer(serializer: serializers.Serializer) -> Viewer | None:
+    """The viewer a response is for. None only while the schema is generated (every field documented); a
+    serializer used in a real response without a viewer is a bug, and fails closed."""
+    viewer = serializer.context.get("viewer")
+    if viewer is None and not getattr(serializer.context.get("view"), "swagger_fake_view", False):
+        raise ImproperlyConfigured(f"{type(serializer).__name__} needs the viewer in its context.")
+    return viewer
+
+
+# --- Errors (documentation only: tintero.api.errors builds them) ----------------------------------
+
+
+class ErrorBodyOut(serializers.Serializer):
+    code = serializers.CharField(help_text="Machine-readable code: invalid, not_found, permission_denied...")
+    message = serializers.CharField(help_text="A clear, translated message.")
+    fields = serializers.DictField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Per-field messages (field name to a list of messages), when fields are at fault.",
+    )
+
+
+class ErrorOut(serializers.Serializer):
+    error = ErrorBodyOut()
+
+
+# --- Accounts -------------------------------------------------------------------------------------
+
+
+class UserBriefOut(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True)
+    public_name = serializers.CharField(read_only=True)
+
+
+class TokenIn(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        user = authenticate(self.context.get("request"), username=attrs["username"], password=attrs["password"])
+        if user is None:
+            raise serializers.ValidationError(_("Usuario o contraseña incorrectos."), code="invalid_credentials")
+        attrs["user"] = user
+        return attrs
+
+
+class TokenOut(serializers.Serializer):
+    token = serializers.CharField(read_only=True)
+
+
+class MeSerializer(serializers.ModelSerializer):
+    public_name = serializers.CharField(read_only=True)
+
+    class Meta:
+        model = User
+        fields = ["id", "username", "display_name", "public_name", "email"]
+        read_only_fields = ["id", "username", "email"]
+
+
+# --- Campaigns ------------------------------------------------------------------------------------
+
+
+class CampaignCreateIn(serializers.Serializer):
+    title = serializers.CharField(max_length=120)
+    ruleset = serializers.ChoiceField(choices=Ruleset.choices)
+    introduction = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    synopsis = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    gm_notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    language = serializers.ChoiceField(choices=Language.choices, required=False)
+    visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
+    status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+
+
+class CampaignUpdateIn(CampaignCreateIn):
+    title = serializers.CharField(max_length=120, required=False)
+    ruleset = serializers.ChoiceField(choices=Ruleset.choices, required=False)
+
+
+_CAMPAIGN_FIELDS = [
+    "id",
+    "title",
+    "introduction",
+    "synopsis",
+    "ruleset",
+    "language",
+    "visibility",
+    "status",
+    "created_at",
+    "updated_at",
+]
+
+
+class CampaignOut(serializers.ModelSerializer):
+    """A campaign in a list: with its GMs, member count and the viewer's role."""
+
+    member_count = serializers.IntegerField(read_only=True)
+    gms = serializers.SerializerMethodField()
+    my_role = serializers.ChoiceField(
+        choices=Role.choices, read_only=True, allow_null=True, help_text="The viewer's role; null if not a member."
+    )
+
+    class Meta:
+        model = Campaign
+        fields = [*_CAMPAIGN_FIELDS, "member_count", "gms", "my_role"]
+        read_only_fields = fields
+
+    @extend_schema_field(UserBriefOut(many=True))
+    def get_gms(self, campaign: Campaign) -> list[dict[str, Any]]:
+        return UserBriefOut([m.user for m in campaign.gm_memberships], many=True).data
+
+
+class CampaignDetailOut(CampaignOut):
+    """One campaign. ``gm_notes`` is present only for its GMs."""
+
+    gm_notes = serializers.CharField(required=False, help_text="Only for the campaign's GMs; absent for others.")
+
+    class Meta(CampaignOut.Meta):
+        fields = [*CampaignOut.Meta.fields, "gm_notes", "rules_settings"]
+        read_only_fields = [f for f in fields if f != "gm_notes"]
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        viewer = _viewer(self)
+        if viewer is not None and not policy.may_see_gm_notes(viewer):
+            del fields["gm_notes"]
+        return fields
+
+
+class MemberOut(serializers.ModelSerializer):
+    user = UserBriefOut(read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["user", "role", "joined_at"]
+        read_only_fields = fields
+
+
+class RoleIn(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+
+
+class CampaignBriefOut(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(read_only=True)
+
+
+class JoinRequestIn(serializers.Serializer):
+    role = serializers.ChoiceField(choices=[Role.PLAYER, Role.READER], default=Role.PLAYER)
+    message = serializers.CharField(required=False, allow_blank=True, max_length=2000, default="")
+
+
+class JoinRequestOut(serializers.ModelSerializer):
+    campaign = CampaignBriefOut(read_only=True)
+    user = UserBriefOut(read_only=True)
+    status = serializers.ChoiceField(choices=RequestStatus.choices, read_only=True)
+
+    class Meta:
+        model = JoinRequest
+        fields = ["id", "campaign", "user", "role", "message", "status", "created_at", "decided_at"]
+        read_only_fields = fields
+
+
+class InvitationIn(serializers.Serializer):
+    user = serializers.PrimaryKeyRelatedField(
+        queryset=User.objects.all(), required=False, help_text="The invited user's id (or give `username`)."
+    )
+    username = serializers.SlugRelatedField(
+        slug_field="username",
+        queryset=User.objects.all(),
+        required=False,
+        help_text="The invited user's username (or give `user`).",
+    )
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.PLAYER)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        user = attrs.get("user") or attrs.get("username")
+        if user is None:
+            raise serializers.ValidationError({"user": [_("Indica a quién invitas (`user` o `username`).")]})
+        return {"user": user, "role": attrs["role"]}
+
+
+class InvitationOut(serializers.ModelSerializer):
+    campaign = CampaignBriefOut(read_only=True)
+    user = UserBriefOut(read_only=True)
+    invited_by = UserBriefOut(read_only=True)
+    status = serializers.ChoiceField(choices=RequestStatus.choices, read_only=True)
+
+    class Meta:
+        model = Invitation
+        fields = ["id", "campaign", "user", "role", "invited_by", "status", "created_at", "decided_at"]
+        read_only_fields = fields
+
+
+# --- Scenes ---------------------------------------------------------------------------------------
+
+
+@extend_schema_field({"type": "array", "items": {"type": "integer"}})
+class IdListField(serializers.Field):
+    """A many-to-many relation as a sorted list of ids (prefetch it: this reads ``.all()``)."""
+
+    def to_representation(self, value: Any) -> list[int]:
+        return sorted(obj.pk for obj in value.all())
+
+
+class SceneCreateIn(serializers.Serializer):
+    title = serializers.CharField(max_length=120)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=20_000, default="")
+    access = serializers.ChoiceField(choices=SceneAccess.choices, default=SceneAccess.ALL_MEMBERS)
+    readers = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, help_text="User ids who may read (listed)."
+    )
+    writers = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, help_text="User ids who may write (listed)."
+    )
+
+
+class SceneUpdateIn(SceneCreateIn):
+    title = serializers.CharField(max_length=120, required=False)
+    description = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
+    access = serializers.ChoiceField(choices=SceneAccess.choices, required=False)
+
+
+class SceneOut(serializers.ModelSerializer):
+    """A readable scene. ``readers``/``writers`` are present only for the campaign's GMs."""
+
+    status = serializers.ChoiceField(choices=SceneStatus.choices, read_only=True)
+    post_count = serializers.IntegerField(read_only=True, help_text="Posts the viewer may see.")
+    unread_count = serializers.IntegerField(read_only=True, help_text="Of those, the ones the viewer has not read.")
+    readers = IdListField(required=False, help_text="Only for GMs: user ids who may read (listed access).")
+    writers = IdListField(required=False, help_text="Only for GMs: user ids who may write (listed access).")
+
+    class Meta:
+        model = Scene
+        fields = [
+            "id",
+            "campaign",
+            "title",
+            "description",
+            "position",
+            "status",
+            "is_offtopic",
+            "access",
+            "post_count",
+            "unread_count",
+            "created_at",
+            "updated_at",
+            "readers",
+            "writers",
+        ]
+        read_only_fields = [f for f in fields if f not in ("readers", "writers")]
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        viewer = _viewer(self)
+        if viewer is not None and not policy.may_manage_campaign(viewer):
+            del fields["readers"], fields["writers"]
+        return fields
+
+
+class SceneDetailOut(SceneOut):
+    may_write = serializers.BooleanField(read_only=True, help_text="Whether the viewer may post in this scene.")
+
+    class Meta(SceneOut.Meta):
+        fields = [*SceneOut.Meta.fields, "may_write"]
+        read_only_fields = [f for f in fields if f not in ("readers", "writers")]
+
+
+class ReorderIn(serializers.Serializer):
+    scene_ids = serializers.ListField(
+        child=serializers.IntegerField(), allow_empty=False, help_text="Every scene of the campaign, in order."
+    )
+
+
+class AspectIn(serializers.Serializer):
+    text = serializers.CharField(max_length=200)
+    hidden = serializers.BooleanField(default=False)
+    free_invocations = serializers.IntegerField(min_value=0, max_value=20, default=0)
+
+
+class AspectUpdateIn(serializers.Serializer):
+    text = serializers.CharField(max_length=200, required=False)
+    hidden = serializers.BooleanField(required=False)
+    free_invocations = serializers.IntegerField(min_value=0, max_value=20, required=False)
+
+
+class AspectOut(serializers.ModelSerializer):
+    class Meta:
+        model = SceneAspect
+        fields = ["id", "scene", "text", "hidden", "free_invocations", "position", "created_at"]
+        read_only_fields = fields
+
+
+# --- Posts ----------------------------------------------------------------------------------------
+
+
+class RollSpecIn(serializers.Serializer):
+    """One roll to make with a post: a roll kind of the campaign's ruleset (``GET /api/rulesets/<key>/``
+    lists its ``roll_kinds``) or ``notation``, dice notation in any campaign: ``{"expression": "3d6+2"}``."""
+
+    kind = serializers.CharField(max_length=40, help_text="`notation` or a roll kind of the campaign's ruleset.")
+    data = serializers.DictField(
+        required=False, default=dict, help_text='The roll kind\'s request, e.g. `{"expression": "4dF+2"}`.'
+    )
+    character = serializers.IntegerField(
+        required=False, allow_null=True, default=None, help_text="Roll for this character (yours; GMs: any)."
+    )
+    label = serializers.CharField(required=False, allow_blank=True, max_length=120, default="")
+    gm_only = serializers.BooleanField(
+        required=False, default=False, help_text="A secret roll (GMs): only GMs see it until a GM reveals it."
+    )
+
+
+class PostCreateIn(serializers.Serializer):
+    voice = serializers.ChoiceField(choices=Voice.choices, default=Voice.OOC)
+    character = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Character id, with voice=character."
+    )
+    npc_name = serializers.CharField(required=False, allow_blank=True, max_length=80, default="")
+    body = serializers.CharField(help_text="Markdown.", trim_whitespace=False)
+    notes = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False, help_text="Game notes, Markdown."
+    )
+    recipients = serializers.ChoiceField(choices=Recipients.choices, default=Recipients.EVERYONE)
+    whisper_to = serializers.ListField(
+        child=serializers.IntegerField(min_value=1), required=False, default=list, help_text="User ids (whispers)."
+    )
+    rolls = serializers.ListField(
+        child=RollSpecIn(),
+        required=False,
+        default=list,
+        max_length=MAX_ROLLS_PER_POST,
+        help_text="Rolls the server makes with the post, in the same transaction (at most "
+        f"{MAX_ROLLS_PER_POST}). A refused roll writes neither the post nor any roll.",
+    )
+
+
+class PostUpdateIn(serializers.Serializer):
+    body = serializers.CharField(help_text="Markdown.", trim_whitespace=False)
+    notes = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+
+
+class CharacterBriefOut(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+
+
+class PostOut(serializers.ModelSerializer):
+    """A post the viewer may see. ``revision_count`` only for GMs and the author; ``deleted_*`` only on deleted
+    posts (which only GMs ever receive)."""
+
+    author = UserBriefOut(read_only=True)
+    character = CharacterBriefOut(read_only=True, allow_null=True)
+    voice = serializers.ChoiceField(choices=Voice.choices, read_only=True)
+    recipients = serializers.ChoiceField(choices=Recipients.choices, read_only=True)
+    body = serializers.CharField(source="body_source", read_only=True, help_text="The Markdown source.")
+    notes = serializers.CharField(source="notes_source", read_only=True)
+    body_html = serializers.CharField(read_only=True, help_text="Sanitized HTML.")
+    notes_html = serializers.CharField(read_only=True)
+    whisper_to = UserBriefOut(many=True, read_only=True)
+    is_edited = serializers.BooleanField(read_only=True)
+    is_deleted = serializers.BooleanField(read_only=True)
+    may_edit = serializers.SerializerMethodField()
+    may_delete = serializers.SerializerMethodField()
+    revision_count = serializers.IntegerField(required=False, help_text="Only for GMs and the author.")
+    deleted_at = serializers.DateTimeField(required=False, help_text="Only on deleted posts (GMs).")
+    deleted_by = UserBriefOut(required=False, allow_null=True, help_text="Only on deleted posts (GMs).")
+    rolls = serializers.SerializerMethodField(
+        help_text="The post's rolls the viewer may see, in order (a secret roll only for GMs until revealed)."
+    )
+
+    class Meta:
+        model = Post
+        fields = [
+            "id",
+            "scene",
+            "author",
+            "voice",
+            "character",
+            "npc_name",
+            "body",
+            "body_html",
+            "notes",
+            "notes_html",
+            "recipients",
+            "whisper_to",
+            "created_at",
+            "edited_at",
+            "is_edited",
+            "is_deleted",
+            "may_edit",
+            "may_delete",
+            "revision_count",
+            "deleted_at",
+            "deleted_by",
+            "rolls",
+        ]
+        read_only_fields = [f for f in fields if f not in ("revision_count", "deleted_at", "deleted_by")]
+
+    @extend_schema_field(lazy_serializer("rolls.serializers.RollOut")(many=True))
+    def get_rolls(self, post: Post) -> list[dict[str, Any]]:
+        """From ``rolls_by_post`` in the context (a page's rolls in constant queries), else this post's."""
+        from rolls.selectors import rolls_of_post
+        from rolls.serializers import RollOut
+
+        by_post = self.context.get("rolls_by_post")
+        views = (
+            by_post.get(post.pk, [])
+            if by_post is not None
+            else rolls_of_post(self.context["viewer"], post.pk, self.context.get("language", "es"))
+        )
+        return RollOut(views, many=True, context=self.context).data  # type: ignore[return-value]
+
+    def get_may_edit(self, post: Post) -> bool:
+        return policy.may_edit_post(self.context["viewer"], post)
+
+    def get_may_delete(self, post: Post) -> bool:
+        return policy.may_delete_post(self.context["viewer"], post)
+
+    def to_representation(self, instance: Post) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        if not policy.may_see_revisions(self.context["viewer"], instance):
+            data.pop("revision_count", None)
+        if not instance.is_deleted:
+            data.pop("deleted_at", None)
+            data.pop("deleted_by", None)
+        return data
+
+
+class PostRevisionOut(serializers.ModelSerializer):
+    body = serializers.CharField(source="body_source", read_only=True)
+    notes = serializers.CharField(source="notes_source", read_only=True)
+    edited_by = UserBriefOut(read_only=True)
+
+    class Meta:
+        model = PostRevision
+        fields = ["id", "body", "notes", "edited_by", "created_at"]
+        read_only_fields = fields
+
+
+class ReadMarkIn(serializers.Serializer):
+    up_to_post_id = serializers.IntegerField(
+        required=False, min_value=0, help_text="Read up to this post (default: the newest post)."
+    )
+
+
+class UnreadSceneBriefOut(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    title = serializers.CharField(read_only=True)
+    campaign = CampaignBriefOut(read_only=True)
+
+
+class UnreadOut(serializers.Serializer):
+    scene = UnreadSceneBriefOut(read_only=True)
+    unread_count = serializers.IntegerField(read_only=True)
+    first_unread_id = serializers.IntegerField(read_only=True)
+
+
+def _name_components() -> None:
+    """Schema components are named after the resource: ``PostOut`` is "Post", ``PostCreateIn`` is
+    "PostCreateRequest" (drf-spectacular adds "Request" to request bodies)."""
+    for name, obj in list(globals().items()):
+        if isinstance(obj, type) and issubclass(obj, serializers.BaseSerializer) and name.endswith(("In", "Out")):
+            extend_schema_serializer(component_name=name.removesuffix("In").removesuffix("Out"))(obj)
+
+
+_name_components()

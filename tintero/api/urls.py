@@ -1,0 +1,146 @@
+"""The REST API (mounted at /api/): forum core, auth, schema and offline docs."""
+
+from __future__ import annotations
+
+from django.urls import URLPattern, URLResolver, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from accounts.apis import MeView, TokenView
+from campaigns.dashboard_api import DashboardView
+from campaigns.live_api import CampaignEventsView
+from characters import apis as characters
+from characters import event_apis
+from rolls import apis as rolls
+from tintero.api.views import campaigns, posts, scenes
+from tintero.api.views.docs import OfflineRedocView
+
+app_name = "api"
+urlpatterns: list[URLPattern | URLResolver] = [
+    # Schema and interactive docs (static files from the sidecar: nothing loads from the internet).
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", OfflineRedocView.as_view(url_name="api:schema"), name="redoc"),
+    # Accounts
+    path("auth/token/", TokenView.as_view(), name="token"),
+    path("me/", MeView.as_view(), name="me"),
+    # Campaigns and membership
+    path("campaigns/", campaigns.CampaignListView.as_view(), name="campaigns"),
+    path("campaigns/<int:campaign_id>/", campaigns.CampaignDetailView.as_view(), name="campaign"),
+    path("campaigns/<int:campaign_id>/members/", campaigns.MemberListView.as_view(), name="members"),
+    path("campaigns/<int:campaign_id>/members/<int:user_id>/", campaigns.MemberDetailView.as_view(), name="member"),
+    path("campaigns/<int:campaign_id>/leave/", campaigns.LeaveView.as_view(), name="leave"),
+    path(
+        "campaigns/<int:campaign_id>/join-requests/",
+        campaigns.CampaignJoinRequestsView.as_view(),
+        name="campaign-join-requests",
+    ),
+    path(
+        "campaigns/<int:campaign_id>/invitations/",
+        campaigns.CampaignInvitationsView.as_view(),
+        name="campaign-invitations",
+    ),
+    path("join-requests/<int:join_request_id>/", campaigns.JoinRequestDetailView.as_view(), name="join-request"),
+    path(
+        "join-requests/<int:join_request_id>/accept/",
+        campaigns.JoinRequestAcceptView.as_view(),
+        name="join-request-accept",
+    ),
+    path(
+        "join-requests/<int:join_request_id>/reject/",
+        campaigns.JoinRequestRejectView.as_view(),
+        name="join-request-reject",
+    ),
+    path(
+        "join-requests/<int:join_request_id>/withdraw/",
+        campaigns.JoinRequestWithdrawView.as_view(),
+        name="join-request-withdraw",
+    ),
+    path("invitations/", campaigns.MyInvitationsView.as_view(), name="invitations"),
+    path("invitations/<int:invitation_id>/", campaigns.InvitationDetailView.as_view(), name="invitation"),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        campaigns.InvitationAcceptView.as_view(),
+        name="invitation-accept",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        campaigns.InvitationDeclineView.as_view(),
+        name="invitation-decline",
+    ),
+    path(
+        "invitations/<int:invitation_id>/cancel/",
+        campaigns.InvitationCancelView.as_view(),
+        name="invitation-cancel",
+    ),
+    # Scenes and aspects
+    path("campaigns/<int:campaign_id>/scenes/", scenes.SceneListView.as_view(), name="scenes"),
+    path("campaigns/<int:campaign_id>/scenes/reorder/", scenes.SceneReorderView.as_view(), name="scenes-reorder"),
+    path("scenes/<int:scene_id>/", scenes.SceneDetailView.as_view(), name="scene"),
+    path("scenes/<int:scene_id>/close/", scenes.SceneCloseView.as_view(), name="scene-close"),
+    path("scenes/<int:scene_id>/reopen/", scenes.SceneReopenView.as_view(), name="scene-reopen"),
+    path("scenes/<int:scene_id>/read/", scenes.SceneReadView.as_view(), name="scene-read"),
+    path("scenes/<int:scene_id>/aspects/", scenes.AspectListView.as_view(), name="aspects"),
+    path("scenes/<int:scene_id>/aspects/<int:aspect_id>/", scenes.AspectDetailView.as_view(), name="aspect"),
+    # Posts
+    path("scenes/<int:scene_id>/posts/", posts.ScenePostsView.as_view(), name="posts"),
+    path("posts/<int:post_id>/", posts.PostDetailView.as_view(), name="post"),
+    path("posts/<int:post_id>/revisions/", posts.PostRevisionsView.as_view(), name="post-revisions"),
+    path("unread/", posts.UnreadView.as_view(), name="unread"),
+    # The GM dashboard: every campaign the viewer runs, with its panels
+    path("dashboard/", DashboardView.as_view(), name="dashboard"),
+    # Live updates: what a socket missed (the socket itself is /ws/campaigns/<id>/)
+    path("campaigns/<int:campaign_id>/events/", CampaignEventsView.as_view(), name="campaign-events"),
+    # Characters, operations, ledgers, pools
+    path("campaigns/<int:campaign_id>/characters/", characters.CampaignCharactersView.as_view(), name="characters"),
+    path("characters/<int:character_id>/", characters.CharacterDetailView.as_view(), name="character"),
+    path("characters/<int:character_id>/submit/", characters.CharacterSubmitView.as_view(), name="character-submit"),
+    path("characters/<int:character_id>/approve/", characters.CharacterApproveView.as_view(), name="character-approve"),
+    path("characters/<int:character_id>/return/", characters.CharacterReturnView.as_view(), name="character-return"),
+    path("characters/<int:character_id>/retire/", characters.CharacterRetireView.as_view(), name="character-retire"),
+    path(
+        "characters/<int:character_id>/portrait/",
+        characters.CharacterPortraitView.as_view(),
+        name="character-portrait",
+    ),
+    path(
+        "characters/<int:character_id>/operations/<str:op>/",
+        characters.CharacterOperationView.as_view(),
+        name="character-operation",
+    ),
+    path("characters/<int:character_id>/ledger/", characters.CharacterLedgerView.as_view(), name="character-ledger"),
+    path(
+        "campaigns/<int:campaign_id>/operations/<str:op>/",
+        characters.CampaignOperationView.as_view(),
+        name="campaign-operation",
+    ),
+    path("campaigns/<int:campaign_id>/ledger/", characters.CampaignLedgerView.as_view(), name="campaign-ledger"),
+    path("campaigns/<int:campaign_id>/pools/", characters.CampaignPoolsView.as_view(), name="campaign-pools"),
+    # Rulesets (discovery)
+    path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
+    path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),
+    # Rolls and flows
+    path("posts/<int:post_id>/rolls/", rolls.PostRollsView.as_view(), name="post-rolls"),
+    path("rolls/<int:roll_id>/", rolls.RollDetailView.as_view(), name="roll"),
+    path("rolls/<int:roll_id>/reveal/", rolls.RollRevealView.as_view(), name="roll-reveal"),
+    path("scenes/<int:scene_id>/flows/", rolls.SceneFlowsView.as_view(), name="scene-flows"),
+    path("flows/<int:flow_id>/", rolls.FlowDetailView.as_view(), name="flow"),
+    path("flows/<int:flow_id>/steps/", rolls.FlowStepsView.as_view(), name="flow-steps"),
+    # Event's character creation: answers open to the table's veto.
+    path(
+        "characters/<int:character_id>/event-answers/",
+        event_apis.EventAnswerListView.as_view(),
+        name="event-answers",
+    ),
+    path("event-answers/<int:answer_id>/", event_apis.EventAnswerDetailView.as_view(), name="event-answer"),
+    path("event-answers/<int:answer_id>/vote/", event_apis.EventVoteView.as_view(), name="event-answer-vote"),
+    path(
+        "event-answers/<int:answer_id>/withdraw/", event_apis.EventWithdrawView.as_view(), name="event-answer-withdraw"
+    ),
+    path("event-answers/<int:answer_id>/defend/", event_apis.EventDefendView.as_view(), name="event-answer-defend"),
+    path("event-answers/<int:answer_id>/close/", event_apis.EventCloseView.as_view(), name="event-answer-close"),
+    path(
+        "event-answers/<int:answer_id>/reformulate/",
+        event_apis.EventReformulateView.as_view(),
+        name="event-answer-reformulate",
+    ),
+]
