@@ -9,6 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Properties are about correctness, never speed (speed lives in `make bench`): on a shared 2-core CI
+# machine a single example has taken 760 ms, so no per-example deadline and no too-slow health check.
+settings.register_profile("tintero", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("tintero")
 
 if TYPE_CHECKING:
     from tests.personas import Table

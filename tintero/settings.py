@@ -83,6 +83,14 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------------------
+
+
+def _scratch_dir() -> Path:
+    """Where the test database file goes: RAM (tmpfs) where there is one."""
+    shm = Path("/dev/shm")
+    return shm if shm.is_dir() and os.access(shm, os.W_OK) else Path(tempfile.gettempdir())
+
+
 # CONN_MAX_AGE stays 0: under ASGI each request may run on another thread, and persistent
 # connections leak there.
 DATABASE_URL = env_str("DATABASE_URL")
@@ -105,18 +113,17 @@ else:
             },
             # Tests get a file, not Django's shared-cache in-memory database: the live servers and
             # database_sync_to_async run on other threads, and shared-cache table locks ("database
-            # table is locked") fail at once, ignoring busy_timeout. One file per test process.
-            "TEST": {
-                "NAME": env_str(
-                    "SQLITE_TEST_PATH",
-                    str(Path(tempfile.gettempdir()) / f"tintero-test-{os.getpid()}.sqlite3"),
-                )
-            },
+            # table is locked") fail at once, ignoring busy_timeout. One file per test process, in
+            # RAM where there is a tmpfs (2.5x faster than a disk file here).
+            "TEST": {"NAME": env_str("SQLITE_TEST_PATH", str(_scratch_dir() / f"tintero-test-{os.getpid()}.sqlite3"))},
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Channels ------------------------------------------------------------------------------------
+# Days of live events a reconnecting client can catch up on (`manage.py trim_event_log` deletes older
+# ones, keeping each campaign's newest); a client away for longer reloads the page regions instead.
+EVENT_LOG_RETENTION_DAYS = env_int("EVENT_LOG_RETENTION_DAYS", 30)
 REDIS_URL = env_str("REDIS_URL")
 # Which channels-redis layer: "pubsub" (RedisPubSubChannelLayer, the default: 3-4x faster fan-out in
 # `make bench`, and at-most-once delivery costs nothing because clients resync from the event log) or

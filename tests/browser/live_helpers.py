@@ -1,91 +1,9 @@
-"""An ASGI live server for browser tests that need WebSockets (pytest-django's ``live_server`` is WSGI).
-
-daphne runs in a thread of the test process, so it shares the test database (transactional tests) and
-the in-memory channel layer with the test. Twisted's reactor runs once per process: the server is
-session-scoped. Import the fixtures into a test module to use them.
-"""
+"""Helpers for browser tests that use the ASGI live server (fixtures ``asgi_live_server`` and
+``live_page_for`` live in this package's conftest, so the session-scoped server starts once)."""
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
 from typing import Any
-
-import pytest
-
-from tests.browser.conftest import PAGE_TIMEOUT_MS
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def asgi_live_server() -> Iterator[str]:
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server
-    from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-    from twisted.internet import reactor
-
-    from tintero.asgi import application, django_asgi_app
-
-    # Tests run with DEBUG off and no collectstatic: serve static files from the finders, as runserver does.
-    static_http = ASGIStaticFilesHandler(django_asgi_app)
-
-    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        handler = static_http if scope["type"] == "http" else application
-        await handler(scope, receive, send)
-
-    port = _free_port()
-    server = Server(
-        application=app,
-        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=port),
-        signal_handlers=False,  # only the main thread may install them
-        verbosity=0,
-    )
-    thread = threading.Thread(target=server.run, name="daphne-live-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            time.sleep(0.05)
-    else:
-        pytest.fail("the ASGI live server did not start")
-    yield f"http://127.0.0.1:{port}"
-    reactor.callFromThread(reactor.stop)  # type: ignore[attr-defined]
-    thread.join(timeout=5)
-
-
-@pytest.fixture
-def live_page_for(browser: Any, asgi_live_server: str) -> Iterator[Callable[..., Any]]:
-    """``live_page_for(user)``: a page in its own browser context, logged in as ``user`` (None: anonymous),
-    against the ASGI live server."""
-    from django.conf import settings
-    from django.test import Client
-
-    contexts: list[Any] = []
-
-    def make(user: Any = None) -> Any:
-        context = browser.new_context(base_url=asgi_live_server, locale="es")
-        context.set_default_timeout(PAGE_TIMEOUT_MS)
-        if user is not None:
-            client = Client()
-            client.force_login(user)
-            cookie = client.cookies[settings.SESSION_COOKIE_NAME].value
-            context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": cookie, "url": asgi_live_server}])
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 def open_live(page: Any, path: str) -> Any:

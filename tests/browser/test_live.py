@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from campaigns.models import Visibility
-from tests.browser.live_helpers import asgi_live_server, live_page_for, open_live  # noqa: F401 (fixtures)
+from tests.browser.live_helpers import open_live
 from tests.personas import build_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,7 +22,7 @@ def _write(page: Any, body: str, whisper_to: int | None = None) -> None:
     page.click("#composer button[type=submit]")
 
 
-def test_a_post_appears_on_the_other_pages_without_reload(live_page_for: Any) -> None:  # noqa: F811
+def test_a_post_appears_on_the_other_pages_without_reload(live_page_for: Any) -> None:
     table = build_table(Visibility.PUBLIC, prefix="b1_")
     scene = f"/scenes/{table.scene.pk}/"
     gm = open_live(live_page_for(table.gm), scene)
@@ -40,7 +40,7 @@ def test_a_post_appears_on_the_other_pages_without_reload(live_page_for: Any) ->
     campaign_page.locator("#scenes").get_by_text("2 mensajes").wait_for()
 
 
-def test_a_whisper_shows_for_its_recipient_and_never_for_a_third_user(live_page_for: Any) -> None:  # noqa: F811
+def test_a_whisper_shows_for_its_recipient_and_never_for_a_third_user(live_page_for: Any) -> None:
     table = build_table(Visibility.PRIVATE, prefix="b2_")
     scene = f"/scenes/{table.scene.pk}/"
     recipient = open_live(live_page_for(table.player), scene)
