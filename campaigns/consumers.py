@@ -9,12 +9,14 @@ Protocol (JSON text frames; the event catalogue is in ``campaigns.events``):
   for this viewer, so the client knows that gap is not a loss.
 - the client may send ``{"type": "ping"}`` (answered with ``{"type": "pong"}``); anything else gets
   ``{"type": "error", "message": ...}``.
-- close codes: 4401 invalid API token, 4403 the viewer's membership ended (reconnect to continue as
-  whoever they are now), 4404 the campaign does not exist for this viewer (do not retry).
+- close codes: 4401 invalid API token; 4403 the viewer may no longer see the campaign (it turned
+  private, or their membership of a private campaign ended), sent after an error frame with
+  ``"code": "no_access"``; 4404 the campaign does not exist for this viewer. Do not retry any of them.
+  A member removed from a public campaign keeps the socket, as the non-member reader they now are.
 
 Cost per event and recipient is one set lookup and a send of the frame serialized once at publish time:
 no query, no JSON encoding, no thread hop (an async consumer; the database is only touched on connect
-and when a scene or this viewer's membership changes).
+and when a scene, the campaign's settings or this viewer's membership change).
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from campaigns.policy import Viewer
 from tintero.ws_auth import SUBPROTOCOL
 
 CLOSE_INVALID_TOKEN = 4401
-CLOSE_MEMBERSHIP_ENDED = 4403
+CLOSE_NO_ACCESS = 4403
 CLOSE_NOT_FOUND = 4404
+NO_ACCESS = "no_access"
 # Past this many filtered events in a row the list is dropped; the client then resyncs (cheap, and rare).
 MAX_SKIPPED = 200
 
@@ -122,24 +125,36 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=text)
 
     async def _refresh(self, message: dict[str, Any]) -> bool:
-        """Re-read what a scene or membership change may have changed. False when the socket closed."""
+        """Re-read what a scene, membership or campaign change may have changed. False when the socket closed."""
         data = json.loads(message["frame"])["data"]
         viewer = self.viewer
         assert viewer is not None
-        if message["event_type"] == EventType.MEMBERSHIP_CHANGED:
+        event_type = message["event_type"]
+        if event_type == EventType.MEMBERSHIP_CHANGED:
             if data.get("user_id") != viewer.user_id:
                 return True  # someone else's membership: nothing this socket shows depends on it
-            if data.get("role") is None:
-                await self.close(code=CLOSE_MEMBERSHIP_ENDED)
-                return False
+        elif event_type == EventType.CAMPAIGN_CHANGED:
+            if viewer.is_gm:
+                return True  # a GM sees the campaign whatever its settings
         elif viewer.is_gm or data.get("scene_id") is None:
             return True  # GMs read every scene; a reorder changes nobody's access
         loaded = await database_sync_to_async(_load_viewer)(self.scope.get("user"), self.campaign_id)
         if loaded is None:
-            await self.close(code=CLOSE_NOT_FOUND)
+            await self._close_no_access()
             return False
         self.viewer, self.scene_ids, _seq = loaded
         return True
 
+    async def _close_no_access(self) -> None:
+        # The viewer saw the campaign a moment ago and may not now: say why before closing, so a client
+        # stops reconnecting instead of knocking on a door that stays shut. Nothing later reaches it.
+        self.viewer = None
+        await self.send(
+            text_data=json.dumps(
+                {"type": "error", "code": NO_ACCESS, "message": _("Ya no tienes acceso a esta partida.")}
+            )
+        )
+        await self.close(code=CLOSE_NO_ACCESS)
 
-__all__ = ["CLOSE_INVALID_TOKEN", "CLOSE_MEMBERSHIP_ENDED", "CLOSE_NOT_FOUND", "CampaignConsumer"]
+
+__all__ = ["CLOSE_INVALID_TOKEN", "CLOSE_NOT_FOUND", "CLOSE_NO_ACCESS", "NO_ACCESS", "CampaignConsumer"]

@@ -45,10 +45,21 @@ roll.followed_up       scene_id, post_id, roll_id, follow_up_id       as roll.ma
 roll.settled           scene_id, post_id, roll_id                     as roll.made
 flow.changed           scene_id, flow_id, state                       scene readers (secret parts stay in the flow's
                                                                       GM-only state, never in ``data``)
+campaign.changed       fields (the settings that changed, sorted),    everyone who may see the campaign (after the
+                       visibility (public, private)                   change: sockets that may no longer see it are
+                                                                      closed with 4403 first); a change of the GM
+                                                                      notes alone: GMs only, and ``fields`` never
+                                                                      names them to anyone else
 ====================== ============================================== ================================================
 
-Sockets also send two frames of their own: ``{"type": "hello", "seq": <last seq>}`` on connect and
-``{"type": "error", "message": ...}`` when the client sends something they do not understand.
+Sockets also send frames of their own: ``{"type": "hello", "seq": <last seq>}`` on connect,
+``{"type": "error", "message": ...}`` when the client sends something they do not understand, and
+``{"type": "error", "code": "no_access", "message": ...}`` just before closing with 4403 when the viewer
+may no longer see the campaign (it turned private, or their membership of a private campaign ended).
+
+The log keeps ``EVENT_LOG_RETENTION_DAYS`` of events (``campaigns.retention``), and always each
+campaign's newest one; a resync from before the oldest kept event answers ``"reset": true`` instead of
+a partial list, and the client reloads what it shows.
 """
 
 from __future__ import annotations
@@ -84,6 +95,7 @@ class EventType(StrEnum):
     ROLL_FOLLOWED_UP = "roll.followed_up"
     ROLL_SETTLED = "roll.settled"
     FLOW_CHANGED = "flow.changed"
+    CAMPAIGN_CHANGED = "campaign.changed"
 
 
 # The data fields each type carries, as the table above says: publish refuses an event missing one.
@@ -102,9 +114,10 @@ EVENT_FIELDS: dict[EventType, frozenset[str]] = {
     EventType.ROLL_FOLLOWED_UP: frozenset({"scene_id", "post_id", "roll_id", "follow_up_id"}),
     EventType.ROLL_SETTLED: frozenset({"scene_id", "post_id", "roll_id"}),
     EventType.FLOW_CHANGED: frozenset({"scene_id", "flow_id", "state"}),
+    EventType.CAMPAIGN_CHANGED: frozenset({"fields", "visibility"}),
 }
 # Events after which a socket re-reads who its viewer is and which scenes it may read.
-REFRESH_TYPES = frozenset({EventType.SCENE_CHANGED, EventType.MEMBERSHIP_CHANGED})
+REFRESH_TYPES = frozenset({EventType.SCENE_CHANGED, EventType.MEMBERSHIP_CHANGED, EventType.CAMPAIGN_CHANGED})
 
 
 @dataclass(frozen=True)

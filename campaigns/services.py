@@ -189,10 +189,22 @@ def update_campaign(*, actor: User, campaign: Campaign, **fields: Any) -> Campai
         cleaned["rules_settings"] = _clean_rules_settings(
             cleaned.get("ruleset", campaign.ruleset), cleaned.get("rules_settings", {})
         )
+    changed = sorted(name for name, value in cleaned.items() if getattr(campaign, name) != value)
     for name, value in cleaned.items():
         setattr(campaign, name, value)
     campaign.save()
+    if changed:
+        _publish_campaign(campaign, changed)
     return campaign
+
+
+def _publish_campaign(campaign: Campaign, changed: Sequence[str]) -> None:
+    """Every open page of the campaign re-reads its settings; sockets that lost sight of it close."""
+    public_fields = [name for name in changed if name != "gm_notes"]
+    # The GM notes are secret: a change to them alone is news for the GMs only, and never named to others.
+    audience = Audience(public=True) if public_fields else Audience(gms_only=True)
+    data = {"fields": public_fields or list(changed), "visibility": campaign.visibility}
+    publish(Event(EventType.CAMPAIGN_CHANGED, campaign.pk, data), audience)
 
 
 # --- Membership -----------------------------------------------------------------------------------

@@ -6,7 +6,9 @@
 // without it the region is re-read from the current page). On a matching event the region is fetched
 // again with htmx and swapped in place: the server renders it through the policy, so nothing secret
 // travels in an event. The client keeps the last seq it has seen; after a gap or a reconnect it asks the
-// resync endpoint for what it missed, so a lost message loses nothing.
+// resync endpoint for what it missed, so a lost message loses nothing. When the log no longer goes back
+// that far (the answer says "reset"), or the campaign's settings change, every region is re-read instead.
+// Close code 4403 means the viewer may no longer see the campaign: no reconnecting, "no access" shown.
 (function () {
   "use strict";
 
@@ -25,6 +27,7 @@
   var socket = null;
   var attempt = 0;
   var resyncing = false;
+  var stopped = false; // closed for good (no access, no such campaign, bad token): never reconnect
   var resyncAgain = false; // a gap seen while a resync was on its way: ask once more when it lands
   var pending = {}; // region id -> timer: several events in a burst cause one fetch per region
 
@@ -47,10 +50,19 @@
     }, 100);
   }
 
+  // Every live region of this campaign, fetched again: for what no single event describes.
+  function reloadRegions() {
+    scope.querySelectorAll("[data-live-on]").forEach(refreshRegion);
+    window.htmx.trigger(document.body, "tintero:live-reset", {});
+  }
+
   function apply(event) {
     var data = event.data || {};
+    // A settings change (sheets open, optional rules, visibility...) may change any region.
+    var everything = event.type === "campaign.changed";
     scope.querySelectorAll("[data-live-on]").forEach(function (region) {
       var types = region.getAttribute("data-live-on").split(/\s+/);
+      if (everything) { refreshRegion(region); return; }
       if (types.indexOf(event.type) === -1) return;
       var scene = region.getAttribute("data-live-scene");
       if (scene && data.scene_id != null && String(data.scene_id) !== scene) return;
@@ -70,6 +82,14 @@
     fetch(eventsUrl + "?" + query, { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (response) { return response.ok ? response.json() : Promise.reject(response.status); })
       .then(function (body) {
+        if (body.reset) {
+          // The log no longer reaches back to what we have: a partial list would hide a loss.
+          reloadRegions();
+          lastSeq = Math.max(lastSeq || 0, body.seq);
+          resyncing = false;
+          resyncAgain = false;
+          return;
+        }
         body.events.forEach(apply);
         lastSeq = Math.max(lastSeq || 0, body.seq);
         resyncing = false;
@@ -111,7 +131,8 @@
     socket.onmessage = onMessage;
     socket.onclose = function (event) {
       socket = null;
-      if (event.code === 4404 || event.code === 4401) { setState("offline"); return; } // will not get better
+      if (event.code === 4403) { stopped = true; setState("noaccess"); return; } // may no longer see it
+      if (event.code === 4404 || event.code === 4401) { stopped = true; setState("offline"); return; } // for good
       setState("reconnecting");
       // Exponential backoff with jitter, capped at 30 s, so a restarted server is not stampeded.
       var delay = Math.min(30000, 500 * Math.pow(2, attempt)) * (0.5 + Math.random() / 2);
@@ -122,7 +143,7 @@
 
   // Back from a sleeping laptop or a hidden tab: reconnect now rather than after the backoff.
   document.addEventListener("visibilitychange", function () {
-    if (document.visibilityState === "visible" && !socket) { attempt = 0; connect(); }
+    if (document.visibilityState === "visible" && !socket && !stopped) { attempt = 0; connect(); }
   });
   window.addEventListener("pagehide", function () { if (socket) { socket.onclose = null; socket.close(); } });
 
