@@ -434,3 +434,15 @@ def may_open_roll_window(viewer: Viewer, *, roller_id: int, gm_only: bool) -> bo
     if gm_only:
         return viewer.is_gm
     return viewer.is_gm or viewer.user_id == roller_id
+
+
+def may_roll_for_npc(viewer: Viewer) -> bool:
+    """An NPC's dice (and an unowned character's) are the GMs': a GM who acts rolls them in their own name;
+    anyone else's step that needs them (the other side of a conflict) rolls them for the GM who opened it."""
+    return viewer.is_gm
+
+
+def may_pay_with_threat(viewer: Viewer) -> bool:
+    """Threat is the GMs' pool (Presagios): only a GM pays a rules cost, such as a quality's activation, with
+    it; a player pays with their own main character's points."""
+    return viewer.is_gm

@@ -19,6 +19,7 @@ with their main character's overcome), ``declare_danger`` / ``finalize`` / ``can
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.core.exceptions import PermissionDenied
@@ -204,6 +205,14 @@ def _force_from(value: str | None) -> Force | None:
 GM_STEPS = frozenset({"judge_traits", "declare_danger", "finalize", "cancel", "break_tie", "threat_gain"})
 
 
+def _actor_set(actors: JSON) -> frozenset[str | int]:
+    """Stored actors (``{"gm": bool, "users": [...]}``) as the flow runner's set (``"gm"`` and user ids)."""
+    who: set[str | int] = {int(u) for u in actors.get("users", [])}
+    if actors.get("gm"):
+        who.add(GM)
+    return frozenset(who)
+
+
 def _actors_from_state(flow: Flow, step: str) -> frozenset[str | int]:
     """Who may take ``step``. The GM's steps are always the GM's and a character's own steps always its
     player's, so a step out of order gets the rules' own refusal (``DANGER_AFTER_ROLL``, ``RETRY_NOT_FAILED``,
@@ -216,10 +225,10 @@ def _actors_from_state(flow: Flow, step: str) -> frozenset[str | int]:
         rollers = [{"gm": True, "users": state.get("players", [])}]
     elif step not in ("roll", "retry"):
         rollers = [(state.get("steps") or {}).get(step) or {}]
-    who: set[str | int] = {int(u) for r in rollers for u in r.get("users", [])}
-    if any(r.get("gm") for r in rollers):
-        who.add(GM)
-    return frozenset(who)
+    who: frozenset[str | int] = frozenset()
+    for roller in rollers:
+        who |= _actor_set(roller)
+    return who
 
 
 def _tie_unbreakable(machine: cf.ConflictFlow, table: Table) -> bool:
@@ -328,7 +337,7 @@ def _make_roll(ctx: StepContext, character: Character, characteristic: str, tool
     )
     # A main character's dice are its player's; an NPC's are the GMs' (the one acting, else the opener).
     if character.is_npc or character.owner is None:
-        roller = ctx.actor if ctx.viewer.is_gm else ctx.flow.opened_by
+        roller = ctx.actor if policy.may_roll_for_npc(ctx.viewer) else ctx.flow.opened_by
     else:
         roller = character.owner
     if roller.pk == ctx.actor.pk and policy.may_post_with_voice(ctx.viewer, Voice.CHARACTER, character):
@@ -414,7 +423,7 @@ def _quality_check(sheet: PresagiosSheet, quality: QualityKind, text: str) -> No
 def _activator(ctx: StepContext, wanted: int | None) -> Character | None:
     """Who pays for a quality: the GM (threat) or the actor's own main character (overcome)."""
     if wanted is None:
-        if ctx.viewer.is_gm:
+        if policy.may_pay_with_threat(ctx.viewer):
             return None
         mine = [
             c
@@ -440,7 +449,7 @@ def _payer_words(activator: Character | None) -> tuple[str, str]:
     return f"{activator.name} (1 punto de superación)", f"{activator.name} (1 overcome point)"
 
 
-# --- The challenge --------------------------------------------------------------------------------
+# --- Shared game procedures: the same rule in a challenge and in a conflict -------------------------
 
 
 def _threat_gain_ledger(meta: JSON, params: JSON, stage: str) -> list[LedgerOp]:
@@ -459,6 +468,309 @@ def _threat_gain_ledger(meta: JSON, params: JSON, stage: str) -> list[LedgerOp]:
     meta["threat_gain"] = None
     meta["threat_gain_confirmed"] = p.confirm
     return ledger
+
+
+def _danger_op(name: str, *, against_monster: bool = False) -> LedgerOp:
+    """Declaring a roll dangerous costs the GM threat (more against a monster): the ledger applies it."""
+    return LedgerOp("declare_danger", {"against_monster": against_monster}, reason=name, by_rules=True)
+
+
+def _danger_refund(ctx: StepContext, refund: bool, reason: str) -> list[LedgerOp]:
+    """A cancelled flow gives back the threat paid to declare it dangerous, only while no dice exist."""
+    return [LedgerOp("refund_danger", {"flow_id": ctx.flow.pk}, reason=reason, by_rules=True)] if refund else []
+
+
+def _threat_rise_words(ctx: StepContext, omen_hit: bool) -> tuple[str, str]:
+    """The omen check raised the threat: said under the roll only when the table sees the threat pool."""
+    if omen_hit and _threat_public(ctx):
+        return " · la amenaza sube 1", " · threat rises by 1"
+    return "", ""
+
+
+def _final_outcome(
+    roll_id: int, word_es: str, word_en: str, data: JSON, result: JSON, character_id: int | None = None
+) -> FollowUpSpec:
+    """The GM's finalize, under the last roll: nothing may change the outcome any more."""
+    return FollowUpSpec(
+        roll_id, "settle", f"Resultado final: {word_es}", f"Final outcome: {word_en}", data, result, character_id
+    )
+
+
+def _before_rolls(steps: JSON, may_declare_danger: bool) -> None:
+    """Until dice exist the GM may still declare the roll dangerous (its cost refunded on cancel) or cancel."""
+    if may_declare_danger:
+        steps["declare_danger"] = _actors_json(gm=True)
+    steps["cancel"] = _actors_json(gm=True)
+
+
+def _response_steps(ctx: StepContext, steps: JSON, may_force: bool) -> str:
+    """The outcome is out: the GM finalizes it; until an outcome is forced, the GM (threat) or any player
+    (their main character's overcome) may activate a quality to force it (§3.9)."""
+    steps["finalize"] = _actors_json(gm=True)
+    if may_force:
+        steps["force"] = _actors_json(gm=True, users=_principal_players(ctx))
+    return "finalize"
+
+
+@dataclass(frozen=True)
+class PendingDamage:
+    """The damage a lost dangerous roll is about to deal (§5): to whom, where, how much, and the threat the
+    roll was made at (script protection may be checked against it, A-AMB-15)."""
+
+    target: str
+    characteristic: CharKey
+    amount: int
+    threat_at_roll: int | None
+    reason: str  # the ledger's reason: which kind of roll dealt it
+
+
+def _protection_threat(rules: PresagiosSettings, threat_at_roll: int | None) -> int | None:
+    """The threat script protection is judged at: the roll's, or None for the threat now."""
+    return threat_at_roll if rules.protection_check_time is ProtectionCheckTime.AT_ROLL else None
+
+
+def damage_chooser(table: Table, damage: PendingDamage, rules: PresagiosSettings) -> str | None:
+    """Who chooses between script protection and taking the damage ("owner", the GM), or None: no choice."""
+    at = _protection_threat(rules, damage.threat_at_roll)
+    return _chooser(table, damage.target, damage.characteristic, damage.amount, rules, at)
+
+
+def apply_damage(
+    ctx: StepContext, meta: JSON, damage: PendingDamage, outcome: DamageOutcome, protect: bool, roll_id: int | None
+) -> tuple[list[LedgerOp], list[FollowUpSpec]]:
+    """The settled damage (already decided by the pure machine as ``outcome``) through the ledger, in words
+    under the roll; a character out of the story leaves the GM the +1 threat question."""
+    rules = settings_of(ctx.settings)
+    params = {
+        "character_id": damage.target,
+        "characteristic": damage.characteristic,
+        "amount": damage.amount,
+        "protect": protect,
+        "protection_threat": _protection_threat(rules, damage.threat_at_roll),
+    }
+    ledger = [LedgerOp("apply_damage", params, int(damage.target), damage.reason, by_rules=True)]
+    character = _character(ctx, damage.target)
+    if outcome.threat_gain_proposed:
+        meta["threat_gain"] = {"character_id": character.pk, "name": character.name}
+    follow_ups = []
+    if roll_id is not None:
+        es, en = _damage_words(outcome, character.name, rules, ctx.settings)
+        follow_ups.append(FollowUpSpec(roll_id, "damage", es, en, damage_json(outcome), {}, character.pk))
+    return ledger, follow_ups
+
+
+@dataclass(frozen=True)
+class QualityUse:
+    """A quality activated to force an outcome (§3.9): who pays (None: the GM, with threat) and whose
+    quality it is."""
+
+    params: ForceStep
+    activator: Character | None
+    owner: Character
+
+    def activation(self, against_owner: bool) -> QualityActivation:
+        activator_id = str(self.activator.pk) if self.activator else None
+        return QualityActivation(str(self.owner.pk), self.params.quality, against_owner, activator_id)
+
+    def ledger_op(self, against_owner: bool) -> LedgerOp:
+        """The payment (overcome or threat) and, against its owner, a main character's point."""
+        p = self.params
+        params = {
+            "activator_id": str(self.activator.pk) if self.activator else None,
+            "owner_id": str(self.owner.pk),
+            "quality": str(p.quality),
+            "force": str(p.force),
+            "against_owner": against_owner,
+        }
+        return LedgerOp(
+            "force_outcome", params, self.activator.pk if self.activator else None, "Cualidad", by_rules=True
+        )
+
+    def follow_up(
+        self, roll_id: int, outcome: tuple[str, str], against_owner: bool, side: JSON, result: JSON
+    ) -> FollowUpSpec:
+        """Under the roll: who paid, which quality of whom, and the forced ``outcome`` (es, en)."""
+        p = self.params
+        payer_es, payer_en = _payer_words(self.activator)
+        q_es, q_en = QUALITY_WORDS[p.quality]
+        data = {
+            "force": str(p.force),
+            **side,
+            "quality": str(p.quality),
+            "owner_id": self.owner.pk,
+            "against_owner": against_owner,
+        }
+        return FollowUpSpec(
+            roll_id,
+            "force",
+            f"{payer_es} activa {q_es} de {self.owner.name}: {outcome[0]}",
+            f"{payer_en} activates {q_en} of {self.owner.name}: {outcome[1]}",
+            data,
+            result,
+            self.owner.pk,
+        )
+
+
+def force_outcome_with_quality(
+    ctx: StepContext, p: ForceStep, character_ids: Iterable[int]
+) -> tuple[QualityUse, Table]:
+    """Who pays and whose quality, checked against the sheet, with the table locked for the roll's
+    ``character_ids`` and both of them."""
+    activator = _activator(ctx, p.activator)
+    owner = _character(ctx, p.quality_owner)
+    table = _load_table(ctx, [*character_ids, owner.pk, *([activator.pk] if activator else [])])
+    _quality_check(table.character(str(owner.pk)), p.quality, p.quality_text)
+    return QualityUse(p, activator, owner), table
+
+
+class _PresagiosKind:
+    """What a challenge and a conflict do alike around their pure machines: damage with script protection
+    (automatic when nobody has a choice), the +1 threat question, cancelling, and the stored state of each
+    step. A kind says only where it differs, in the hooks below."""
+
+    key: str
+    damage_reason: str  # the ledger's reason for its damage
+
+    # -- hooks: what each kind says of its own machine --
+
+    def _to_json(self, machine: Any) -> tuple[JSON, JSON]:
+        raise NotImplementedError
+
+    def _is_closed(self, machine: Any) -> bool:
+        raise NotImplementedError
+
+    def _outcome_view(self, machine: Any) -> JSON:
+        """The outcome fields of the stored state (besides the machine)."""
+        raise NotImplementedError
+
+    def _stage_steps(self, ctx: StepContext, meta: JSON, machine: Any, table: Table) -> tuple[str, JSON]:
+        """(the step it waits for, who may take each step now) at the machine's stage."""
+        raise NotImplementedError
+
+    def _damage_due(self, machine: Any) -> bool:
+        raise NotImplementedError
+
+    def _pending_damage(self, meta: JSON, machine: Any, rules: PresagiosSettings) -> PendingDamage:
+        raise NotImplementedError
+
+    def _damaged_roller(self, meta: JSON, machine: Any) -> JSON:
+        """Who plays the damaged character (they choose script protection for a main character)."""
+        raise NotImplementedError
+
+    def _settle_machine(
+        self, machine: Any, table: Table, rules: PresagiosSettings, protect: bool, damage: PendingDamage
+    ) -> tuple[Any, Table]:
+        raise NotImplementedError
+
+    def _damage_roll_id(self, meta: JSON, machine: Any) -> int | None:
+        """The roll the damage is told under."""
+        raise NotImplementedError
+
+    # -- shared steps --
+
+    def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
+        return _actors_from_state(flow, step)
+
+    def protect_with_script(
+        self, ctx: StepContext, meta: JSON, machine: Any, table: Table, params: JSON, sealed: JSON | None = None
+    ) -> StepResult:
+        """The damage step: whoever may choose protects with script (paying for it) or takes the damage."""
+        p: DamageStep = parse_params(DamageStep, params)
+        ledger, follow_ups, machine, table = self._settle_damage(ctx, meta, machine, table, p.protect)
+        return self._after(ctx, meta, machine, table, ledger, follow_ups, sealed)
+
+    def _confirm_threat_gain(
+        self, ctx: StepContext, meta: JSON, machine: Any, params: JSON, ids: Iterable[int], sealed: JSON | None = None
+    ) -> StepResult:
+        ledger = _threat_gain_ledger(meta, params, str(machine.stage))
+        return self._result(ctx, meta, machine, _load_table(ctx, ids), sealed=sealed, ledger=ledger)
+
+    def _cancelled(
+        self, ctx: StepContext, meta: JSON, machine: Any, table: Table, refund: list[LedgerOp]
+    ) -> StepResult:
+        return self._result(ctx, meta, machine, table, ledger=refund, cancelled=True)
+
+    def _settle_damage(
+        self, ctx: StepContext, meta: JSON, machine: Any, table: Table, protect: bool
+    ) -> tuple[list[LedgerOp], list[FollowUpSpec], Any, Table]:
+        rules = settings_of(ctx.settings)
+        damage = self._pending_damage(meta, machine, rules)
+        machine, table = self._settle_machine(machine, table, rules, protect, damage)
+        ledger, follow_ups = apply_damage(
+            ctx, meta, damage, machine.damage[-1], protect, self._damage_roll_id(meta, machine)
+        )
+        return ledger, follow_ups, machine, table
+
+    def _damage_actors(self, meta: JSON, machine: Any, table: Table, rules: PresagiosSettings) -> JSON:
+        chooser = damage_chooser(table, self._pending_damage(meta, machine, rules), rules)
+        return self._damaged_roller(meta, machine) if chooser == "owner" else _actors_json(gm=True)
+
+    def _steps(self, ctx: StepContext, meta: JSON, machine: Any, table: Table) -> tuple[str, JSON]:
+        """(the step it waits for, who may take each step now): the +1 threat question comes first."""
+        if meta.get("threat_gain"):
+            return "threat_gain", {"threat_gain": _actors_json(gm=True)}
+        return self._stage_steps(ctx, meta, machine, table)
+
+    # -- after every step: automatic damage, who acts next --
+
+    def _after(
+        self,
+        ctx: StepContext,
+        meta: JSON,
+        machine: Any,
+        table: Table,
+        ledger: list[LedgerOp],
+        follow_ups: list[FollowUpSpec],
+        sealed: JSON | None = None,
+    ) -> StepResult:
+        """Damage nobody may choose to avoid is settled at once; then the state and who acts next."""
+        rules = settings_of(ctx.settings)
+        if (
+            self._damage_due(machine)
+            and damage_chooser(table, self._pending_damage(meta, machine, rules), rules) is None
+        ):
+            more, fu, machine, table = self._settle_damage(ctx, meta, machine, table, False)
+            ledger = [*ledger, *more]
+            follow_ups = [*follow_ups, *fu]
+        return self._result(ctx, meta, machine, table, sealed=sealed, ledger=ledger, follow_ups=follow_ups)
+
+    def _result(
+        self,
+        ctx: StepContext,
+        meta: JSON,
+        machine: Any,
+        table: Table,
+        *,
+        sealed: JSON | None = None,
+        ledger: Sequence[LedgerOp] = (),
+        follow_ups: Sequence[FollowUpSpec] = (),
+        cancelled: bool = False,
+    ) -> StepResult:
+        public, secret = self._to_json(machine)
+        if sealed:
+            secret["sealed"] = sealed  # the traits a side named with its sealed roll
+        done = self._is_closed(machine) and not meta.get("threat_gain")
+        main, steps = ("", {}) if done else self._steps(ctx, meta, machine, table)
+        state = {
+            **meta,
+            "players": _principal_players(ctx),
+            "machine": public,
+            "stage": str(machine.stage),
+            **self._outcome_view(machine),
+            "steps": steps,
+        }
+        return StepResult(
+            state=state,
+            waiting_for=_waiting(main, steps.get(main, {})) if main else {},
+            secret_state=secret,
+            settled=done and not cancelled,
+            cancelled=cancelled,
+            follow_ups=list(follow_ups),
+            ledger=list(ledger),
+        )
+
+
+# --- The challenge --------------------------------------------------------------------------------
 
 
 def challenge_to_json(flow: ch.ChallengeFlow) -> tuple[JSON, JSON]:
@@ -526,16 +838,13 @@ def challenge_from_json(public: JSON, secret: JSON) -> ch.ChallengeFlow:
     )
 
 
-class ChallengeKind:
+class ChallengeKind(_PresagiosKind):
     """Reto: the GM opens it with a sealed difficulty; the player rolls; Éxito or Fallo; retries, forced
     outcomes, the GM's finalize, damage with script protection, the +1 threat of a character out."""
 
     key = "challenge"
 
     # -- reading the stored state --
-
-    def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
-        return _actors_from_state(flow, step)
 
     def _machine(self, flow: Flow) -> ch.ChallengeFlow:
         return challenge_from_json(flow.state["machine"], flow.secret_state)
@@ -553,7 +862,7 @@ class ChallengeKind:
         ledger: list[LedgerOp] = []
         if p.dangerous:
             machine, table = ch.declare_dangerous(machine, table, settings_of(ctx.settings))
-            ledger.append(LedgerOp("declare_danger", {"against_monster": False}, reason=name, by_rules=True))
+            ledger.append(_danger_op(name))
         machine = ch.confirm_setup(machine)
         meta = {
             "kind": self.key,
@@ -575,10 +884,9 @@ class ChallengeKind:
     def step(self, ctx: StepContext, step: str, params: JSON) -> StepResult:
         meta = {k: v for k, v in ctx.flow.state.items() if k not in ("machine", "steps", "players")}
         machine = self._machine(ctx.flow)
-        rules = settings_of(ctx.settings)
         character = _character(ctx, machine.character_id)
         if step == "threat_gain":
-            return self._threat_gain(ctx, meta, machine, params)
+            return self._confirm_threat_gain(ctx, meta, machine, params, [])
         if meta.get("threat_gain"):
             raise reject("WRONG_STEP", stage="threat_gain")
         handler = {
@@ -593,16 +901,14 @@ class ChallengeKind:
         }.get(step)
         if handler is None:
             raise reject("WRONG_STEP", stage=str(machine.stage))
-        return handler(ctx, meta, machine, character, rules, params)
+        return handler(ctx, meta, machine, character, params)
+
+    @staticmethod
+    def _last_roll_id(meta: JSON) -> int | None:
+        return meta["roll_ids"][-1] if meta["roll_ids"] else None
 
     def _roll(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         p: RollStep = parse_params(RollStep, params)
         table = _load_table(ctx, [character.pk])
@@ -619,18 +925,15 @@ class ChallengeKind:
             roll = _make_roll(ctx, character, machine.characteristic, machine.tool_dice, label)
             dice = _faces(roll)
         before = machine
-        machine, table = ch.roll_challenge(machine, table, dice, rules, traits)
+        machine, table = ch.roll_challenge(machine, table, dice, settings_of(ctx.settings), traits)
         meta["roll_ids"] = [*meta["roll_ids"], roll.pk if roll else None]
         ledger: list[LedgerOp] = []
         follow_ups: list[FollowUpSpec] = []
         if locked:
-            follow_ups = []
-            ledger.extend(self._closing_ops(before, machine, table, rules))
+            ledger.extend(self._closing_ops(before, machine))
         elif machine.stage is ch.ChallengeStage.RESPONSE:
-            ledger_more, fu = self._published(ctx, meta, machine, character, None)
-            ledger.extend(ledger_more)
-            follow_ups.extend(fu)
-        return self._after(ctx, meta, machine, table, rules, ledger, follow_ups)
+            ledger, follow_ups = self._published(ctx, meta, machine, character, None)
+        return self._after(ctx, meta, machine, table, ledger, follow_ups)
 
     def _published(
         self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, trait: NamedTrait | None
@@ -649,47 +952,34 @@ class ChallengeKind:
         if attempt.omens:
             es += " · algo inquietante ocurre"
             en += " · something unsettling happens"
-        if attempt.omen_hit and _threat_public(ctx):
-            es += " · la amenaza sube 1"
-            en += " · threat rises by 1"
+        rise_es, rise_en = _threat_rise_words(ctx, attempt.omen_hit)
         data = {"outcome": outcome, "trait": name}
         result = {**public_roll, "outcome": outcome, "success": attempt.natural_success}
-        return ledger, [FollowUpSpec(roll_id, "outcome", es, en, data, result, character.pk)]
+        return ledger, [FollowUpSpec(roll_id, "outcome", es + rise_es, en + rise_en, data, result, character.pk)]
 
     def _judge(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         p: JudgeStep = parse_params(JudgeStep, params)
         table = _load_table(ctx, [character.pk])
         chosen = (
             chosen_trait(machine.proposed_traits, p.accepted) if machine.stage is ch.ChallengeStage.ROLLED else None
         )
-        machine, table = ch.judge_traits(machine, table, p.accepted, rules)
+        machine, table = ch.judge_traits(machine, table, p.accepted, settings_of(ctx.settings))
         ledger = (
             [_trait_payment(table.character(machine.character_id), machine.character_id)]
             if chosen and chosen.supernatural
             else []
         )
         more, follow_ups = self._published(ctx, meta, machine, character, chosen)
-        return self._after(ctx, meta, machine, table, rules, [*ledger, *more], follow_ups)
+        return self._after(ctx, meta, machine, table, [*ledger, *more], follow_ups)
 
     def _retry(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
+        """Volver a intentar: a main character pays 1 overcome point; for an NPC, the GM 1 threat point."""
         table = _load_table(ctx, [character.pk])
-        machine, table = ch.pay_retry(machine, table, rules)
+        machine, table = ch.pay_retry(machine, table, settings_of(ctx.settings))
         op = LedgerOp(
             "pay_retry",
             {"character_id": machine.character_id, "challenge_id": machine.challenge_id},
@@ -698,7 +988,7 @@ class ChallengeKind:
             by_rules=True,
         )
         follow_ups = []
-        last = meta["roll_ids"][-1] if meta["roll_ids"] else None
+        last = self._last_roll_id(meta)
         if last is not None:
             payer = (
                 (f"{character.name} paga 1 punto de superación", f"{character.name} pays 1 overcome point")
@@ -710,76 +1000,33 @@ class ChallengeKind:
                     last, "retry", f"{payer[0]} para volver a intentarlo", f"{payer[1]} to retry", {}, {}, character.pk
                 )
             )
-        return self._after(ctx, meta, machine, table, rules, [op], follow_ups)
+        return self._after(ctx, meta, machine, table, [op], follow_ups)
 
     def _force(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         p: ForceStep = parse_params(ForceStep, params)
-        activator = _activator(ctx, p.activator)
-        owner = _character(ctx, p.quality_owner)
-        ids = [character.pk, owner.pk, *([activator.pk] if activator else [])]
-        table = _load_table(ctx, ids)
-        _quality_check(table.character(str(owner.pk)), p.quality, p.quality_text)
+        use, table = force_outcome_with_quality(ctx, p, [character.pk])
         # Against its owner when it makes the owner's own roll fail (then a main character gets the point).
-        against = str(owner.pk) == machine.character_id and p.force is Force.FAILURE
-        activation = QualityActivation(str(owner.pk), p.quality, against, str(activator.pk) if activator else None)
-        machine, table = ch.force_outcome(machine, table, p.force, activation)
-        op = LedgerOp(
-            "force_outcome",
-            {
-                "activator_id": str(activator.pk) if activator else None,
-                "owner_id": str(owner.pk),
-                "quality": str(p.quality),
-                "force": str(p.force),
-                "against_owner": against,
-            },
-            activator.pk if activator else None,
-            "Cualidad",
-            by_rules=True,
-        )
+        against = str(use.owner.pk) == machine.character_id and p.force is Force.FAILURE
+        machine, table = ch.force_outcome(machine, table, p.force, use.activation(against))
         follow_ups = []
-        roll_id = meta["roll_ids"][-1] if meta["roll_ids"] else None
+        roll_id = self._last_roll_id(meta)
         if roll_id is not None:
-            payer_es, payer_en = _payer_words(activator)
-            q_es, q_en = QUALITY_WORDS[p.quality]
             outcome = "success" if p.force is Force.SUCCESS else "failure"
-            follow_ups.append(
-                FollowUpSpec(
-                    roll_id,
-                    "force",
-                    f"{payer_es} activa {q_es} de {owner.name}: {outcome_word(outcome, 'es')} forzado",
-                    f"{payer_en} activates {q_en} of {owner.name}: forced {outcome_word(outcome, 'en').lower()}",
-                    {"force": str(p.force), "quality": str(p.quality), "owner_id": owner.pk, "against_owner": against},
-                    {"outcome": outcome, "forced": True},
-                    owner.pk,
-                )
-            )
-        return self._after(ctx, meta, machine, table, rules, [op], follow_ups)
+            words = (f"{outcome_word(outcome, 'es')} forzado", f"forced {outcome_word(outcome, 'en').lower()}")
+            follow_ups.append(use.follow_up(roll_id, words, against, {}, {"outcome": outcome, "forced": True}))
+        return self._after(ctx, meta, machine, table, [use.ledger_op(against)], follow_ups)
 
     def _declare(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         table = _load_table(ctx, [character.pk])
-        machine, table = ch.declare_dangerous(machine, table, rules)
-        op = LedgerOp("declare_danger", {"against_monster": False}, reason=meta.get("name", ""), by_rules=True)
-        return self._after(ctx, meta, machine, table, rules, [op], [])
+        machine, table = ch.declare_dangerous(machine, table, settings_of(ctx.settings))
+        return self._after(ctx, meta, machine, table, [_danger_op(meta.get("name", ""))], [])
 
-    def _closing_ops(
-        self, before: ch.ChallengeFlow, machine: ch.ChallengeFlow, table: Table, rules: PresagiosSettings
-    ) -> list[LedgerOp]:
+    @staticmethod
+    def _closing_ops(before: ch.ChallengeFlow, machine: ch.ChallengeFlow) -> list[LedgerOp]:
         """A final failure locks the challenge for this character (S)."""
         if (
             machine.stage in (ch.ChallengeStage.CLOSED, ch.ChallengeStage.DAMAGE_PENDING)
@@ -790,204 +1037,102 @@ class ChallengeKind:
         return []
 
     def _finalize(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         table = _load_table(ctx, [character.pk])
         before = machine
         machine, table = ch.finalize(machine, table)
-        ledger = self._closing_ops(before, machine, table, rules)
+        ledger = self._closing_ops(before, machine)
         follow_ups = []
-        roll_id = meta["roll_ids"][-1] if meta["roll_ids"] else None
+        roll_id = self._last_roll_id(meta)
         if roll_id is not None:
             outcome = "success" if machine.last.success else "failure"
-            follow_ups.append(
-                FollowUpSpec(
-                    roll_id,
-                    "settle",
-                    f"Resultado final: {outcome_word(outcome, 'es')}",
-                    f"Final outcome: {outcome_word(outcome, 'en')}",
-                    {"outcome": outcome},
-                    {"outcome": outcome, "final": True},
-                    character.pk,
-                )
-            )
-        return self._after(ctx, meta, machine, table, rules, ledger, follow_ups)
+            data = {"outcome": outcome}
+            result = {"outcome": outcome, "final": True}
+            words = outcome_word(outcome, "es"), outcome_word(outcome, "en")
+            follow_ups.append(_final_outcome(roll_id, *words, data, result, character.pk))
+        return self._after(ctx, meta, machine, table, ledger, follow_ups)
 
     def _damage(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
-        p: DamageStep = parse_params(DamageStep, params)
-        table = _load_table(ctx, [character.pk])
-        ledger, follow_ups, machine, table = self._settle(ctx, meta, machine, table, rules, character, p.protect)
-        return self._after(ctx, meta, machine, table, rules, ledger, follow_ups)
-
-    def _settle(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        table: Table,
-        rules: PresagiosSettings,
-        character: Character,
-        protect: bool,
-    ) -> tuple[list[LedgerOp], list[FollowUpSpec], ch.ChallengeFlow, Table]:
-        attempt = machine.last
-        at_roll = rules.protection_check_time is ProtectionCheckTime.AT_ROLL
-        machine, table = ch.settle_damage(machine, table, rules, protect=protect)
-        outcome = machine.damage[-1]
-        params = {
-            "character_id": machine.character_id,
-            "characteristic": machine.characteristic,
-            "amount": challenge_damage(attempt.omens),
-            "protect": protect,
-            "protection_threat": attempt.threat_at_roll if at_roll else None,
-        }
-        ledger = [LedgerOp("apply_damage", params, character.pk, "Reto peligroso", by_rules=True)]
-        if outcome.threat_gain_proposed:
-            meta["threat_gain"] = {"character_id": character.pk, "name": character.name}
-        follow_ups = []
-        roll_id = meta["roll_ids"][-1] if meta["roll_ids"] else None
-        if roll_id is not None:
-            es, en = _damage_words(outcome, character.name, rules, ctx.settings)
-            follow_ups.append(FollowUpSpec(roll_id, "damage", es, en, damage_json(outcome), {}, character.pk))
-        return ledger, follow_ups, machine, table
+        return self.protect_with_script(ctx, meta, machine, _load_table(ctx, [character.pk]), params)
 
     def _cancel(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        character: Character,
-        rules: PresagiosSettings,
-        params: JSON,
+        self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, character: Character, params: JSON
     ) -> StepResult:
         table = _load_table(ctx, [character.pk])
-        refund = machine.danger_paid and not machine.attempts
+        refund = _danger_refund(ctx, machine.danger_paid and not machine.attempts, "Reto cancelado")
         machine, table = ch.cancel(machine, table)
-        ledger = (
-            [LedgerOp("refund_danger", {"flow_id": ctx.flow.pk}, reason="Reto cancelado", by_rules=True)]
-            if refund
-            else []
+        return self._cancelled(ctx, meta, machine, table, refund)
+
+    # -- hooks of the shared steps --
+
+    def _to_json(self, machine: ch.ChallengeFlow) -> tuple[JSON, JSON]:
+        return challenge_to_json(machine)
+
+    def _is_closed(self, machine: ch.ChallengeFlow) -> bool:
+        return machine.stage in (ch.ChallengeStage.CLOSED, ch.ChallengeStage.CANCELLED)
+
+    def _outcome_view(self, machine: ch.ChallengeFlow) -> JSON:
+        last = machine.attempts[-1] if machine.attempts else None
+        outcome = None if last is None or last.success is None else ("success" if last.success else "failure")
+        return {"outcome": outcome, "final": machine.success is not None}
+
+    def _damage_due(self, machine: ch.ChallengeFlow) -> bool:
+        return machine.stage is ch.ChallengeStage.DAMAGE_PENDING
+
+    def _pending_damage(self, meta: JSON, machine: ch.ChallengeFlow, rules: PresagiosSettings) -> PendingDamage:
+        """1 plus the roll's omens to the challenged characteristic (§5)."""
+        attempt = machine.last
+        amount = challenge_damage(attempt.omens)
+        return PendingDamage(
+            machine.character_id, machine.characteristic, amount, attempt.threat_at_roll, "Reto peligroso"
         )
-        return self._result(ctx, meta, machine, table, ledger=ledger, cancelled=True)
 
-    def _threat_gain(self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, params: JSON) -> StepResult:
-        ledger = _threat_gain_ledger(meta, params, str(machine.stage))
-        table = _load_table(ctx, [])
-        return self._result(ctx, meta, machine, table, ledger=ledger)
+    def _damaged_roller(self, meta: JSON, machine: ch.ChallengeFlow) -> JSON:
+        return meta["roller"]
 
-    # -- after every step: automatic damage, who acts next --
-
-    def _after(
+    def _settle_machine(
         self,
-        ctx: StepContext,
-        meta: JSON,
         machine: ch.ChallengeFlow,
         table: Table,
         rules: PresagiosSettings,
-        ledger: list[LedgerOp],
-        follow_ups: list[FollowUpSpec],
-    ) -> StepResult:
-        if machine.stage is ch.ChallengeStage.DAMAGE_PENDING:
-            character = _character(ctx, machine.character_id)
-            at = machine.last.threat_at_roll if rules.protection_check_time is ProtectionCheckTime.AT_ROLL else None
-            amount = challenge_damage(machine.last.omens)
-            if _chooser(table, machine.character_id, machine.characteristic, amount, rules, at) is None:
-                more, fu, machine, table = self._settle(ctx, meta, machine, table, rules, character, False)
-                ledger = [*ledger, *more]
-                follow_ups = [*follow_ups, *fu]
-        return self._result(ctx, meta, machine, table, ledger=ledger, follow_ups=follow_ups)
+        protect: bool,
+        damage: PendingDamage,
+    ) -> tuple[ch.ChallengeFlow, Table]:
+        return ch.settle_damage(machine, table, rules, protect=protect)
 
-    def _steps(self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, table: Table) -> tuple[str, JSON]:
-        """(the step it waits for, who may take each step now)."""
+    def _damage_roll_id(self, meta: JSON, machine: ch.ChallengeFlow) -> int | None:
+        return self._last_roll_id(meta)
+
+    def _stage_steps(self, ctx: StepContext, meta: JSON, machine: ch.ChallengeFlow, table: Table) -> tuple[str, JSON]:
         rules = settings_of(ctx.settings)
         roller = meta["roller"]
-        gm = _actors_json(gm=True)
         steps: JSON = {}
-        main = ""
-        if meta.get("threat_gain"):
-            return "threat_gain", {"threat_gain": gm}
         stage = machine.stage
         if stage is ch.ChallengeStage.AWAITING_ROLL:
-            main = "roll"
             steps["roll"] = roller
             sheet = table.characters.get(machine.character_id)
             if sheet is not None and machine.challenge_id in sheet.challenge_locks and not machine.retry_paid:
                 steps["retry"] = roller
-            if not machine.dangerous and not machine.attempts:
-                steps["declare_danger"] = gm
-            steps["cancel"] = gm
-        elif stage is ch.ChallengeStage.ROLLED:
-            main = "judge_traits"
-            steps["judge_traits"] = gm
-        elif stage is ch.ChallengeStage.RESPONSE:
-            main = "finalize"
-            steps["finalize"] = gm
+            _before_rolls(steps, not machine.dangerous and not machine.attempts)
+            return "roll", steps
+        if stage is ch.ChallengeStage.ROLLED:
+            return "judge_traits", {"judge_traits": _actors_json(gm=True)}
+        if stage is ch.ChallengeStage.RESPONSE:
             attempt = machine.last
-            if attempt.forced is None:
-                steps["force"] = _actors_json(gm=True, users=_principal_players(ctx))
+            main = _response_steps(ctx, steps, attempt.forced is None)
             early = machine.dangerous and not rules.retry_discards_pending_damage and not attempt.damage_settled
             if attempt.success is False and attempt.forced is None:
                 # the alternative rule (A-AMB-14): a failed roll's damage is settled before any retry
                 steps["damage" if early else "retry"] = (
                     self._damage_actors(meta, machine, table, rules) if early else roller
                 )
-        elif stage is ch.ChallengeStage.DAMAGE_PENDING:
-            main = "damage"
-            steps["damage"] = self._damage_actors(meta, machine, table, rules)
-        return main, steps
-
-    def _damage_actors(self, meta: JSON, machine: ch.ChallengeFlow, table: Table, rules: PresagiosSettings) -> JSON:
-        at = machine.last.threat_at_roll if rules.protection_check_time is ProtectionCheckTime.AT_ROLL else None
-        amount = challenge_damage(machine.last.omens)
-        chooser = _chooser(table, machine.character_id, machine.characteristic, amount, rules, at)
-        return meta["roller"] if chooser == "owner" else _actors_json(gm=True)
-
-    def _result(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: ch.ChallengeFlow,
-        table: Table,
-        *,
-        ledger: Sequence[LedgerOp] = (),
-        follow_ups: Sequence[FollowUpSpec] = (),
-        cancelled: bool = False,
-    ) -> StepResult:
-        public, secret = challenge_to_json(machine)
-        done = machine.stage in (ch.ChallengeStage.CLOSED, ch.ChallengeStage.CANCELLED) and not meta.get("threat_gain")
-        main, steps = ("", {}) if done else self._steps(ctx, meta, machine, table)
-        last = machine.attempts[-1] if machine.attempts else None
-        state = {
-            **meta,
-            "players": _principal_players(ctx),
-            "machine": public,
-            "stage": str(machine.stage),
-            "outcome": None if last is None or last.success is None else ("success" if last.success else "failure"),
-            "final": machine.success is not None,
-            "steps": steps,
-        }
-        return StepResult(
-            state=state,
-            waiting_for=_waiting(main, steps.get(main, {})) if main else {},
-            secret_state=secret,
-            settled=done and not cancelled,
-            cancelled=cancelled,
-            follow_ups=list(follow_ups),
-            ledger=list(ledger),
-        )
+            return main, steps
+        if stage is ch.ChallengeStage.DAMAGE_PENDING:
+            return "damage", {"damage": self._damage_actors(meta, machine, table, rules)}
+        return "", steps
 
 
 # --- The conflict ---------------------------------------------------------------------------------
@@ -1053,15 +1198,12 @@ def conflict_from_json(public: JSON, secret: JSON) -> cf.ConflictFlow:
     )
 
 
-class ConflictKind:
+class ConflictKind(_PresagiosKind):
     """Conflicto: the GM opens it between two characters; each side posts (the first stays sealed until the
     second is in, then the server rolls both); ties by kind or rerolled; one omen check; forced outcomes;
     the GM's finalize; damage to the loser (1 + the winner's omens) with protection by kind."""
 
     key = "conflict"
-
-    def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
-        return _actors_from_state(flow, step)
 
     def start(self, ctx: StepContext, params: JSON) -> StepResult:
         _require_gm(ctx)
@@ -1105,12 +1247,11 @@ class ConflictKind:
             "damage_characteristic": None,
             "threat_gain": None,
         }
-        return self._result(ctx, meta, machine, table, {}, ledger=ledger)
+        return self._result(ctx, meta, machine, table, ledger=ledger)
 
     @staticmethod
     def _danger_op(machine: cf.ConflictFlow, name: str) -> LedgerOp:
-        against = Kind.MONSTRUO in (machine.a.kind, machine.b.kind)
-        return LedgerOp("declare_danger", {"against_monster": against}, reason=name, by_rules=True)
+        return _danger_op(name, against_monster=Kind.MONSTRUO in (machine.a.kind, machine.b.kind))
 
     def step(self, ctx: StepContext, step: str, params: JSON) -> StepResult:
         meta = {k: v for k, v in ctx.flow.state.items() if k not in ("machine", "steps", "players")}
@@ -1120,14 +1261,13 @@ class ConflictKind:
         rules = settings_of(ctx.settings)
         ids = [int(machine.a.character_id), int(machine.b.character_id)]
         if step == "threat_gain":
-            ledger = _threat_gain_ledger(meta, params, str(machine.stage))
-            return self._result(ctx, meta, machine, _load_table(ctx, ids), sealed, ledger=ledger)
+            return self._confirm_threat_gain(ctx, meta, machine, params, ids, sealed)
         if meta.get("threat_gain"):
             raise reject("WRONG_STEP", stage="threat_gain")
         if step == "roll":
             return self._roll(ctx, meta, machine, sealed, rules, params)
         if step == "force":
-            return self._force(ctx, meta, machine, sealed, rules, params)
+            return self._force(ctx, meta, machine, sealed, params)
         table = _load_table(ctx, ids)
         ledger: list[LedgerOp] = []
         follow_ups: list[FollowUpSpec] = []
@@ -1154,9 +1294,7 @@ class ConflictKind:
         elif step == "break_tie":
             b: BreakTieStep = parse_params(BreakTieStep, params)
             machine, table = cf.break_tie(machine, table, b.winner, rules)
-            more, fu = self._decided(ctx, meta, machine)
-            ledger += more
-            follow_ups += fu
+            ledger, follow_ups = self._decided(ctx, meta, machine)
         elif step == "finalize":
             f: FinalizeStep = parse_params(FinalizeStep, params)
             machine, table = cf.finalize(machine, table)
@@ -1164,34 +1302,20 @@ class ConflictKind:
             fu_id = self._final_roll_id(meta, machine.winner)
             if fu_id is not None and machine.winner is not None:
                 winner = meta["sides"][machine.winner]["name"]
-                follow_ups.append(
-                    FollowUpSpec(
-                        fu_id,
-                        "settle",
-                        f"Resultado final: gana {winner}",
-                        f"Final outcome: {winner} wins",
-                        {"winner": machine.winner},
-                        {"winner": machine.winner, "final": True},
-                    )
-                )
+                data = {"winner": machine.winner}
+                result = {"winner": machine.winner, "final": True}
+                follow_ups.append(_final_outcome(fu_id, f"gana {winner}", f"{winner} wins", data, result))
         elif step == "damage":
-            d: DamageStep = parse_params(DamageStep, params)
-            more, fu, machine, table = self._settle(ctx, meta, machine, table, rules, d.protect)
-            ledger += more
-            follow_ups += fu
+            return self.protect_with_script(ctx, meta, machine, table, params, sealed)
         elif step == "cancel":
             if machine.stage is not cf.ConflictStage.AWAITING_ROLLS:
                 raise reject("WRONG_STEP", stage=str(machine.stage))
-            refund = machine.danger_paid and not machine.pairs
+            refund = _danger_refund(ctx, machine.danger_paid and not machine.pairs, "Conflicto cancelado")
             machine, table = cf.cancel(machine, table)
-            if refund:
-                ledger.append(
-                    LedgerOp("refund_danger", {"flow_id": ctx.flow.pk}, reason="Conflicto cancelado", by_rules=True)
-                )
-            return self._result(ctx, meta, machine, table, {}, ledger=ledger, cancelled=True)
+            return self._cancelled(ctx, meta, machine, table, refund)
         else:
             raise reject("WRONG_STEP", stage=str(machine.stage))
-        return self._after(ctx, meta, machine, table, sealed, rules, ledger, follow_ups)
+        return self._after(ctx, meta, machine, table, ledger, follow_ups, sealed)
 
     @staticmethod
     def _single_unjudged(machine: cf.ConflictFlow) -> Side:
@@ -1237,7 +1361,7 @@ class ConflictKind:
             more, fu, machine, table = self._settle_rolls(ctx, meta, machine, table, rules, False)
             ledger += more
             follow_ups += fu
-        return self._after(ctx, meta, machine, table, sealed, rules, ledger, follow_ups)
+        return self._after(ctx, meta, machine, table, ledger, follow_ups, sealed)
 
     def _side_for(self, ctx: StepContext, meta: JSON, wanted: Side | None) -> Side:
         """The side the actor posts for: their own character's, or an NPC's for a GM (``side`` if both)."""
@@ -1245,8 +1369,7 @@ class ConflictKind:
         for side in ("a", "b"):
             if side in meta["ready"]:
                 continue
-            roller = meta["sides"][side]["roller"]
-            if (roller.get("gm") and ctx.viewer.is_gm) or ctx.actor.pk in roller.get("users", []):
+            if policy.may_act_in_flow(ctx.viewer, _actor_set(meta["sides"][side]["roller"])):
                 options.append(side)  # type: ignore[arg-type]
         if wanted is not None:
             if wanted in meta["ready"]:
@@ -1315,11 +1438,9 @@ class ConflictKind:
         if omens_a + omens_b:
             es += f" · {omens_a + omens_b} presagio(s): algo inquietante ocurre"
             en += f" · {omens_a + omens_b} omen(s): something unsettling happens"
-        if machine.omen_hit and _threat_public(ctx):
-            es += " · la amenaza sube 1"
-            en += " · threat rises by 1"
+        rise_es, rise_en = _threat_rise_words(ctx, machine.omen_hit)
         data = {"winner": winner, "totals": [pa.total, pb.total], "omens": [omens_a, omens_b]}
-        return ledger, [FollowUpSpec(roll_id, "outcome", es, en, data, {"winner": winner})]
+        return ledger, [FollowUpSpec(roll_id, "outcome", es + rise_es, en + rise_en, data, {"winner": winner})]
 
     @staticmethod
     def _final_roll_id(meta: JSON, side: str | None) -> int | None:
@@ -1327,210 +1448,86 @@ class ConflictKind:
             return None
         return int(meta["pair_roll_ids"][-1][0 if side != "b" else 1])
 
-    def _force(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: cf.ConflictFlow,
-        sealed: JSON,
-        rules: PresagiosSettings,
-        params: JSON,
-    ) -> StepResult:
+    def _force(self, ctx: StepContext, meta: JSON, machine: cf.ConflictFlow, sealed: JSON, params: JSON) -> StepResult:
         p: ForceStep = parse_params(ForceStep, params)
         if p.side is None:
             raise RulesError("side_required", "Indica qué bando gana o pierde.", "Say which side wins or loses.")
-        activator = _activator(ctx, p.activator)
-        owner = _character(ctx, p.quality_owner)
-        ids = [
-            int(machine.a.character_id),
-            int(machine.b.character_id),
-            owner.pk,
-            *([activator.pk] if activator else []),
-        ]
-        table = _load_table(ctx, ids)
-        _quality_check(table.character(str(owner.pk)), p.quality, p.quality_text)
+        ids = [int(machine.a.character_id), int(machine.b.character_id)]
+        use, table = force_outcome_with_quality(ctx, p, ids)
+        # Against its owner when the owner is the side it makes lose.
         forced_loser = cf.other(p.side) if p.force is Force.SUCCESS else p.side
-        against = str(owner.pk) == machine.participant(forced_loser).character_id
-        activation = QualityActivation(str(owner.pk), p.quality, against, str(activator.pk) if activator else None)
-        machine, table = cf.force_outcome(machine, table, p.side, p.force, activation)
-        op = LedgerOp(
-            "force_outcome",
-            {
-                "activator_id": str(activator.pk) if activator else None,
-                "owner_id": str(owner.pk),
-                "quality": str(p.quality),
-                "force": str(p.force),
-                "against_owner": against,
-            },
-            activator.pk if activator else None,
-            "Cualidad",
-            by_rules=True,
-        )
+        against = str(use.owner.pk) == machine.participant(forced_loser).character_id
+        machine, table = cf.force_outcome(machine, table, p.side, p.force, use.activation(against))
         follow_ups = []
         roll_id = self._final_roll_id(meta, p.side)
         if roll_id is not None and machine.winner is not None:
-            payer_es, payer_en = _payer_words(activator)
-            q_es, q_en = QUALITY_WORDS[p.quality]
             wname = meta["sides"][machine.winner]["name"]
-            follow_ups.append(
-                FollowUpSpec(
-                    roll_id,
-                    "force",
-                    f"{payer_es} activa {q_es} de {owner.name}: gana {wname}",
-                    f"{payer_en} activates {q_en} of {owner.name}: {wname} wins",
-                    {
-                        "force": str(p.force),
-                        "side": p.side,
-                        "quality": str(p.quality),
-                        "owner_id": owner.pk,
-                        "against_owner": against,
-                    },
-                    {"winner": machine.winner, "forced": True},
-                    owner.pk,
-                )
-            )
-        return self._after(ctx, meta, machine, table, sealed, rules, [op], follow_ups)
+            words = (f"gana {wname}", f"{wname} wins")
+            result = {"winner": machine.winner, "forced": True}
+            follow_ups.append(use.follow_up(roll_id, words, against, {"side": p.side}, result))
+        return self._after(ctx, meta, machine, table, [use.ledger_op(against)], follow_ups, sealed)
 
-    def _target(self, meta: JSON, machine: cf.ConflictFlow) -> tuple[str, CharKey]:
+    # -- hooks of the shared steps --
+
+    def _to_json(self, machine: cf.ConflictFlow) -> tuple[JSON, JSON]:
+        return conflict_to_json(machine)
+
+    def _is_closed(self, machine: cf.ConflictFlow) -> bool:
+        return machine.stage in (cf.ConflictStage.CLOSED, cf.ConflictStage.CANCELLED)
+
+    def _outcome_view(self, machine: cf.ConflictFlow) -> JSON:
+        final = machine.stage in (cf.ConflictStage.DAMAGE_PENDING, cf.ConflictStage.CLOSED)
+        return {"winner": machine.winner, "final": final}
+
+    def _damage_due(self, machine: cf.ConflictFlow) -> bool:
+        return machine.stage is cf.ConflictStage.DAMAGE_PENDING
+
+    def _pending_damage(self, meta: JSON, machine: cf.ConflictFlow, rules: PresagiosSettings) -> PendingDamage:
+        """1 plus the winner's omens to the loser, where the GM sent it at finalize (A-AMB-16)."""
         loser = machine.loser
         assert loser is not None
         participant = machine.participant(loser)
-        return participant.character_id, meta.get("damage_characteristic") or participant.characteristic
+        omens_a, omens_b = machine.counted_omens(rules)
+        amount = conflict_damage(omens_a if machine.winner == "a" else omens_b)
+        key = meta.get("damage_characteristic") or participant.characteristic
+        return PendingDamage(participant.character_id, key, amount, machine.threat_at_roll, "Conflicto peligroso")
 
-    def _settle(
+    def _damaged_roller(self, meta: JSON, machine: cf.ConflictFlow) -> JSON:
+        return meta["sides"][machine.loser or "a"]["roller"]
+
+    def _settle_machine(
         self,
-        ctx: StepContext,
-        meta: JSON,
         machine: cf.ConflictFlow,
         table: Table,
         rules: PresagiosSettings,
         protect: bool,
-    ) -> tuple[list[LedgerOp], list[FollowUpSpec], cf.ConflictFlow, Table]:
-        target, key = self._target(meta, machine)
-        winner = machine.winner
-        omens_a, omens_b = machine.counted_omens(rules)
-        amount = conflict_damage(omens_a if winner == "a" else omens_b)
-        at_roll = rules.protection_check_time is ProtectionCheckTime.AT_ROLL
-        machine, table = cf.settle_damage(machine, table, rules, protect=protect, characteristic=key)
-        outcome = machine.damage[-1]
-        params = {
-            "character_id": target,
-            "characteristic": key,
-            "amount": amount,
-            "protect": protect,
-            "protection_threat": machine.threat_at_roll if at_roll else None,
-        }
-        ledger = [LedgerOp("apply_damage", params, int(target), "Conflicto peligroso", by_rules=True)]
-        character = _character(ctx, target)
-        if outcome.threat_gain_proposed:
-            meta["threat_gain"] = {"character_id": character.pk, "name": character.name}
-        follow_ups = []
-        loser = machine.loser
-        roll_id = self._final_roll_id(meta, loser)
-        if roll_id is not None:
-            es, en = _damage_words(outcome, character.name, rules, ctx.settings)
-            follow_ups.append(FollowUpSpec(roll_id, "damage", es, en, damage_json(outcome), {}, character.pk))
-        return ledger, follow_ups, machine, table
+        damage: PendingDamage,
+    ) -> tuple[cf.ConflictFlow, Table]:
+        return cf.settle_damage(machine, table, rules, protect=protect, characteristic=damage.characteristic)
 
-    def _after(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: cf.ConflictFlow,
-        table: Table,
-        sealed: JSON,
-        rules: PresagiosSettings,
-        ledger: list[LedgerOp],
-        follow_ups: list[FollowUpSpec],
-    ) -> StepResult:
-        if (
-            machine.stage is cf.ConflictStage.DAMAGE_PENDING
-            and self._damage_chooser(meta, machine, table, rules) is None
-        ):
-            more, fu, machine, table = self._settle(ctx, meta, machine, table, rules, False)
-            ledger = [*ledger, *more]
-            follow_ups = [*follow_ups, *fu]
-        return self._result(ctx, meta, machine, table, sealed, ledger=ledger, follow_ups=follow_ups)
+    def _damage_roll_id(self, meta: JSON, machine: cf.ConflictFlow) -> int | None:
+        return self._final_roll_id(meta, machine.loser)
 
-    def _damage_chooser(
-        self, meta: JSON, machine: cf.ConflictFlow, table: Table, rules: PresagiosSettings
-    ) -> str | None:
-        target, key = self._target(meta, machine)
-        omens_a, omens_b = machine.counted_omens(rules)
-        amount = conflict_damage(omens_a if machine.winner == "a" else omens_b)
-        at = machine.threat_at_roll if rules.protection_check_time is ProtectionCheckTime.AT_ROLL else None
-        return _chooser(table, target, key, amount, rules, at)
-
-    def _steps(self, ctx: StepContext, meta: JSON, machine: cf.ConflictFlow, table: Table) -> tuple[str, JSON]:
-        rules = settings_of(ctx.settings)
+    def _stage_steps(self, ctx: StepContext, meta: JSON, machine: cf.ConflictFlow, table: Table) -> tuple[str, JSON]:
         gm = _actors_json(gm=True)
-        if meta.get("threat_gain"):
-            return "threat_gain", {"threat_gain": gm}
         stage = machine.stage
         steps: JSON = {}
-        main = ""
         if stage is cf.ConflictStage.AWAITING_ROLLS:
-            main = "roll"
             pending = [meta["sides"][s]["roller"] for s in ("a", "b") if s not in meta["ready"]]
             steps["roll"] = _actors_json(
                 gm=any(r.get("gm") for r in pending), users=[u for r in pending for u in r.get("users", [])]
             )
-            if not machine.dangerous and not meta["ready"]:
-                steps["declare_danger"] = gm
-            steps["cancel"] = gm
-        elif stage is cf.ConflictStage.REVEALED:
-            main = "judge_traits"
-            steps["judge_traits"] = gm
-        elif stage is cf.ConflictStage.TIE_REROLL:
-            main = "break_tie"
-            steps["break_tie"] = gm
-        elif stage is cf.ConflictStage.RESPONSE:
-            main = "finalize"
-            steps["finalize"] = gm
-            if machine.forced_winner is None:
-                steps["force"] = _actors_json(gm=True, users=_principal_players(ctx))
-        elif stage is cf.ConflictStage.DAMAGE_PENDING:
-            main = "damage"
-            chooser = self._damage_chooser(meta, machine, table, rules)
-            loser = machine.loser or "a"
-            steps["damage"] = meta["sides"][loser]["roller"] if chooser == "owner" else gm
-        return main, steps
-
-    def _result(
-        self,
-        ctx: StepContext,
-        meta: JSON,
-        machine: cf.ConflictFlow,
-        table: Table,
-        sealed: JSON,
-        *,
-        ledger: Sequence[LedgerOp] = (),
-        follow_ups: Sequence[FollowUpSpec] = (),
-        cancelled: bool = False,
-    ) -> StepResult:
-        public, secret = conflict_to_json(machine)
-        if sealed:
-            secret["sealed"] = sealed  # the traits a side named with its sealed roll
-        done = machine.stage in (cf.ConflictStage.CLOSED, cf.ConflictStage.CANCELLED) and not meta.get("threat_gain")
-        main, steps = ("", {}) if done else self._steps(ctx, meta, machine, table)
-        state = {
-            **meta,
-            "players": _principal_players(ctx),
-            "machine": public,
-            "stage": str(machine.stage),
-            "winner": machine.winner,
-            "final": machine.stage in (cf.ConflictStage.DAMAGE_PENDING, cf.ConflictStage.CLOSED),
-            "steps": steps,
-        }
-        return StepResult(
-            state=state,
-            waiting_for=_waiting(main, steps.get(main, {})) if main else {},
-            secret_state=secret,
-            settled=done and not cancelled,
-            cancelled=cancelled,
-            follow_ups=list(follow_ups),
-            ledger=list(ledger),
-        )
+            _before_rolls(steps, not machine.dangerous and not meta["ready"])
+            return "roll", steps
+        if stage is cf.ConflictStage.REVEALED:
+            return "judge_traits", {"judge_traits": gm}
+        if stage is cf.ConflictStage.TIE_REROLL:
+            return "break_tie", {"break_tie": gm}
+        if stage is cf.ConflictStage.RESPONSE:
+            return _response_steps(ctx, steps, machine.forced_winner is None), steps
+        if stage is cf.ConflictStage.DAMAGE_PENDING:
+            return "damage", {"damage": self._damage_actors(meta, machine, table, settings_of(ctx.settings))}
+        return "", steps
 
 
 FLOW_KINDS: dict[str, Any] = {ChallengeKind.key: ChallengeKind(), ConflictKind.key: ConflictKind()}

@@ -264,3 +264,23 @@ def test_an_npc_challenge_is_rolled_by_the_gm(t: RollsTable) -> None:
     flow = step(flow, t.gm, "retry")
     assert threat(t) == 1  # the GM pays a secondary's retry with threat
     assert Roll.objects.filter(flow=flow).get().roller == t.gm
+
+
+def test_a_amb_14_15_early_damage_is_settled_before_a_retry_at_the_threat_of_the_roll(db: None) -> None:
+    """The alternative rules: a failed dangerous roll's damage is chosen before any retry (A-AMB-14), and
+    script protection is judged at the threat the roll was made at (A-AMB-10)."""
+    t = build("rp_early_", {"retry_discards_pending_damage": False, "protection_check_time": "at_roll"})
+    set_threat(t, 5)
+    set_sheet(t.lucia, current=[3, 3, 2], overcome=3)
+    flow = challenge(t, t.lucia, 5, dangerous=True)
+    flow = step(flow, t.player, "roll", dice=[1, 2, 4])
+    assert flow.state["outcome"] == "failure" and flow.waiting_for["step"] == "finalize"
+    assert flow.state["steps"]["damage"] == {"gm": False, "users": [t.player.pk]} and "retry" not in flow.state["steps"]
+    flow = step(flow, t.player, "damage", {"protect": False})
+    assert flow.status == FlowStatus.OPEN and current(t.lucia) == 1
+    assert flow.state["steps"]["retry"] == {"gm": False, "users": [t.player.pk]}
+    damage = LedgerEntry.objects.get(campaign=t.campaign, operation="apply_damage")
+    assert damage.params["protection_threat"] == 4  # the threat at the roll, after the danger was paid
+    flow = step(flow, t.gm, "finalize")
+    assert flow.status == FlowStatus.SETTLED
+    assert RollFollowUp.objects.filter(kind="settle").get().summary_es == "Resultado final: Fallo"

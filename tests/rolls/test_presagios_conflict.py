@@ -249,3 +249,21 @@ def test_the_composer_builder_and_the_start_forms_render(t: RollsTable, client: 
     response = client.post(f"/scenes/{t.scene.pk}/flows/challenge/start/", form, HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and Flow.objects.filter(kind="challenge").count() == 1
     assert threat(t) == 1 and "Peligroso" in response.content.decode()
+
+
+def test_a_forced_win_and_the_final_outcome_are_told_under_the_rolls(t: RollsTable) -> None:
+    set_threat(t, 4)
+    set_sheet(t.cosa, current=[1, 0, 2])
+    flow = conflict(t, t.lucia, t.cosa)
+    with pytest.raises(PermissionDenied):  # a player never posts for the GM's side
+        step(flow, t.player, "roll", {"side": "b"})
+    flow = step(flow, t.player, "roll")
+    flow = step(flow, t.gm, "roll", dice=[2, 2, 2, 2, 6])
+    params = {"side": "b", "force": "failure", "quality_owner": t.cosa.pk, "quality": "weakness"}
+    flow = step(flow, t.player, "force", params)
+    forced = RollFollowUp.objects.get(kind="force")
+    assert forced.summary_es == "Lucía (1 punto de superación) activa una debilidad de La Cosa: gana Lucía"
+    assert forced.data["side"] == "b" and forced.data["against_owner"] is True
+    flow = step(flow, t.gm, "finalize")
+    assert flow.status == FlowStatus.SETTLED
+    assert RollFollowUp.objects.get(kind="settle").summary_en == "Final outcome: Lucía wins"
