@@ -2,18 +2,24 @@
 
 Run from the repository root (REDIS_URL for the Redis rows; without it they are skipped)::
 
-    .venv/bin/python -m bench.fanout            # memory, redis and redis-pubsub layers; 100 and 500 clients
-    .venv/bin/python -m bench.fanout --quick    # memory layer, 100 clients, a few rounds
+    .venv/bin/python -m bench.fanout            # daphne and uvicorn x memory, pubsub, core x 100, 500 clients
+    .venv/bin/python -m bench.fanout --quick    # memory layer, 100 clients, 5 rounds, both servers
+    .venv/bin/python -m bench.fanout --servers uvicorn --layers core --sizes 500 --rounds 8 --budget 150
 
-For each channel layer it starts one daphne process serving ``bench.fanout_asgi:application`` (Tintero
-plus a bare floor consumer) on a fresh SQLite database, connects N app clients (anonymous readers of a
-public campaign, through the real origin check, auth stack, consumer and policy filter) and N floor
-clients, then alternates rounds: the app round commits one pool change through ``publish``; the floor
-round has a bare Channels consumer forward a pre-serialized payload of the same size. Latency is
-commit (or send, for the floor) to receipt in the client, on the same clock. Reported: p50, p99, the
-median time to last delivery per round, and app/floor ratios (target: p99 ratio <= 1.2).
+For each server (daphne, uvicorn: one process each, same app) and channel layer (``memory``; ``pubsub``
+and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settings.py builds them for
+``REDIS_LAYER``) it serves ``bench.fanout_asgi:application`` (Tintero plus a bare floor consumer) on a
+fresh SQLite database, connects N app clients (anonymous readers of a public campaign, through the real
+origin check, auth stack, consumer and policy filter) and N floor clients, then alternates rounds: the
+app round commits one pool change through ``publish``; the floor round has a bare Channels consumer
+forward a pre-serialized payload of the same size. Latency is commit (or send, for the floor) to receipt
+in the client, on the same clock.
 
-Only daphne is measured (uvicorn is not installed). Benchmarks report, they do not gate: exit status 0.
+The machine is shared and loaded, so each round is summarised on its own (p50, p99, last delivery) and
+the table shows medians over rounds; the ratios are medians of app/floor over rounds run back to back
+(target: p99 ratio <= 1.2). Bounded: each configuration has a time budget (``--budget``); one that runs
+out reports the rounds it measured and says it did not finish. Benchmarks report, they do not gate: exit
+status 0.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ P99_RATIO_TARGET = 1.2
 
 
 class WsClient:
-    """Text frames only, server frames unmasked and unfragmented (what daphne sends for small payloads)."""
+    """Text frames only, server frames unmasked and unfragmented (what daphne and uvicorn send for small payloads)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
@@ -176,6 +182,10 @@ async def http_post(host: str, port: int, path: str) -> dict[str, Any]:
 
 # --- Servers -----------------------------------------------------------------------------------------
 
+SERVERS = ("daphne", "uvicorn")
+START_TIMEOUT = 240  # seconds; on the shared, loaded machine importing Django alone can take a minute
+LAYERS = ("memory", "pubsub", "core")
+
 
 def free_port() -> int:
     with socket.socket() as sock:
@@ -183,21 +193,45 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_daphne(app: str, port: int, env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    """A daphne process on ``port``; returns once it accepts connections."""
-    command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), *args, app]
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
+def server_command(server: str, app: str, port: int) -> list[str]:
+    """The same app on the same port, each server with its production-like WebSocket settings."""
+    if server == "daphne":
+        # 500 sockets connecting at once queue on the database thread: give the handshakes time.
+        daphne = ["-b", "127.0.0.1", "-p", str(port), "--websocket_connect_timeout", "60"]
+        return [sys.executable, "-m", "daphne", *daphne, app]
+    if server == "uvicorn":
+        # One worker like daphne; no access log (daphne's goes to the discarded stdout); lifespan is
+        # not used by Channels' ProtocolTypeRouter.
+        return [
+            sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets",
+            "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
+        ]  # fmt: skip
+    raise ValueError(f"unknown server {server!r}")
+
+
+def start_server(server: str, app: str, port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """A server process on ``port``; returns once it accepts connections."""
+    command = server_command(server, app, port)
+    # stderr to a file, not a pipe nobody reads: a full pipe would block the server mid-benchmark.
+    with log.open("wb") as stderr:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.monotonic() + START_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"daphne exited: {process.stderr.read().decode() if process.stderr else ''}")
+            raise RuntimeError(f"{server} exited: {log.read_text(errors='replace')[-2000:]}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return process
         except OSError:
             time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("daphne did not start in 30 s")
+    stop(process)
+    raise RuntimeError(f"{server} did not start in {START_TIMEOUT} s")
+
+
+def start_daphne(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """daphne alone (tests/campaigns/test_live_redis.py runs two); its stderr goes to a temporary file."""
+    log = Path(tempfile.mkdtemp(prefix="tintero-daphne-")) / "server.log"
+    return start_server("daphne", app, port, env, log)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -206,34 +240,56 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.wait(timeout=10)
     except subprocess.TimeoutExpired:
         process.kill()
+        process.wait()
 
 
 # --- The measurement ---------------------------------------------------------------------------------
 
 
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
 @dataclass
 class Samples:
-    latencies: list[float] = field(default_factory=list)
+    """Per round: p50, p99 and last delivery of that round's N receipts (the machine is shared and loaded,
+    so each round is summarised on its own and the report takes medians over rounds)."""
+
+    p50: list[float] = field(default_factory=list)
+    p99: list[float] = field(default_factory=list)
     last: list[float] = field(default_factory=list)
     lost: int = 0
 
-    def p(self, q: float) -> float:
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+    def add_round(self, times: Sequence[float], expected: int) -> None:
+        self.lost += expected - len(times)
+        if times:
+            self.p50.append(_quantile(times, 0.5))
+            self.p99.append(_quantile(times, 0.99))
+            self.last.append(max(times))
+
+    @property
+    def rounds(self) -> int:
+        return len(self.p99)
 
 
-async def _round(clients: list[WsClient], trigger: Any, samples: Samples, timeout: float = 15) -> int:
-    result = await trigger()
+def paired_ratio(app: Sequence[float], floor: Sequence[float]) -> float:
+    """Median of app/floor over rounds run back to back: both see the same load at the same moment."""
+    ratios = [a / f for a, f in zip(app, floor, strict=False) if f > 0]
+    return _median(ratios)
+
+
+async def _round(clients: list[WsClient], trigger: Any, samples: Samples, timeout: float) -> None:
+    result = await asyncio.wait_for(trigger(), TRIGGER_TIMEOUT)
     seq, t0 = result["seq"], result["t0"]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and any(seq not in c.received for c in clients):
         await asyncio.sleep(0.005)
-    times = [c.received[seq] - t0 for c in clients if seq in c.received]
-    samples.lost += len(clients) - len(times)
-    samples.latencies.extend(times)
-    if times:
-        samples.last.append(max(times))
-    return len(str(seq))
+    samples.add_round([c.received[seq] - t0 for c in clients if seq in c.received], len(clients))
 
 
 async def _connect_many(port: int, path: str, n: int) -> list[WsClient]:
@@ -244,17 +300,30 @@ async def _connect_many(port: int, path: str, n: int) -> list[WsClient]:
             return await WsClient.connect("127.0.0.1", port, path)
 
     clients = await asyncio.gather(*(one() for _ in range(n)))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and any(0 not in c.received and not c.received for c in clients):
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(not c.received for c in clients):  # every hello frame in
         await asyncio.sleep(0.01)
     return list(clients)
 
 
-async def measure(port: int, campaign_id: int, n: int, rounds: int, warmup: int = 3) -> tuple[Samples, Samples]:
+@dataclass
+class Result:
+    app: Samples = field(default_factory=Samples)
+    floor: Samples = field(default_factory=Samples)
+    connect_s: float = float("nan")
+    stopped: str = ""  # why the configuration did not finish its rounds, if it did not
+
+
+async def measure(
+    port: int, campaign_id: int, n: int, rounds: int, result: Result, budget: float, warmup: int = 3
+) -> None:
+    """Fills ``result`` as rounds complete, so a configuration cut short still reports what it measured."""
+    deadline = time.monotonic() + budget
+    started = time.monotonic()
     app_clients = await _connect_many(port, f"/ws/campaigns/{campaign_id}/", n)
     floor_clients = await _connect_many(port, "/ws/__bench/floor/", n)
+    result.connect_s = time.monotonic() - started
     await asyncio.sleep(0.5)
-    app, floor = Samples(), Samples()
     floor_seq = 0
     size = 80
 
@@ -264,84 +333,126 @@ async def measure(port: int, campaign_id: int, n: int, rounds: int, warmup: int 
     async def floor_trigger() -> dict[str, Any]:
         return await http_post("127.0.0.1", port, f"/__bench/floor/?size={size}&seq={floor_seq}")
 
-    for index in range(warmup + rounds):
-        keep = index >= warmup
-        a, f = (app, floor) if keep else (Samples(), Samples())
-        await _round(app_clients, app_trigger, a)
-        # The floor's payload matches the app's frame, measured on the wire.
-        size = app_clients[0].last_size
-        await asyncio.sleep(0.1)
-        floor_seq += 1
-        await _round(floor_clients, floor_trigger, f)
-        await asyncio.sleep(0.1)
-    for client in app_clients + floor_clients:
-        await client.close()
-    await asyncio.sleep(0.3)
-    return app, floor
+    try:
+        for index in range(warmup + rounds):
+            if time.monotonic() > deadline:
+                result.stopped = f"time budget {budget:.0f} s spent"
+                break
+            keep = index >= warmup
+            app, floor = (result.app, result.floor) if keep else (Samples(), Samples())
+            await _round(app_clients, app_trigger, app, ROUND_TIMEOUT)
+            # The floor's payload matches the app's frame, measured on the wire.
+            size = app_clients[0].last_size or size
+            await asyncio.sleep(0.1)
+            floor_seq += 1
+            await _round(floor_clients, floor_trigger, floor, ROUND_TIMEOUT)
+            await asyncio.sleep(0.1)
+    finally:
+        for client in app_clients + floor_clients:
+            await client.close()
+        await asyncio.sleep(0.3)
 
 
-MEASURE_LIMIT = 300  # seconds for one layer and size, connections included
+MEASURE_LIMIT = 300  # seconds of rounds for one configuration, connections included
+ROUND_TIMEOUT = 15  # seconds for one event to reach every client; the missing ones count as lost
+TRIGGER_TIMEOUT = 60  # seconds for the commit (or floor send) request itself on a loaded machine
 
 
 def _ms(value: float) -> str:
     return f"{value * 1000:8.1f}"
 
 
-def run(layers: Sequence[str], sizes: Sequence[int], rounds: int) -> None:
-    print(f"fan-out: one event to N WebSocket clients, daphne, {rounds} rounds each (ms; ratio = app / floor)")
-    print(f"{'layer':13} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  {'p50 x':>6} {'p99 x':>6} {'lost':>5}")
+HEADER = (
+    f"{'server':8} {'layer':7} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  "
+    f"{'p50 x':>6} {'p99 x':>6} {'last x':>6} {'rounds':>6} {'lost':>5} {'conn s':>6}"
+)
+
+
+def format_rows(server: str, layer: str, n: int, result: Result) -> list[str]:
+    app, floor = result.app, result.floor
+    ratios = (
+        f"  {paired_ratio(app.p50, floor.p50):6.2f} {paired_ratio(app.p99, floor.p99):6.2f}"
+        f" {paired_ratio(app.last, floor.last):6.2f}"
+    )
+    rows = []
+    for name, s in (("app", app), ("floor", floor)):
+        rows.append(
+            f"{server:8} {layer:7} {n:4} {name:6} {_ms(_median(s.p50))} {_ms(_median(s.p99))} {_ms(_median(s.last))}"
+            + (ratios if name == "app" else " " * 23)
+            + f" {s.rounds:6} {s.lost:5} {result.connect_s:6.1f}"
+        )
+    if result.stopped:
+        rows.append(f"{server:8} {layer:7} {n:4} did not finish: {result.stopped}")
+    return rows
+
+
+def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int, budget: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": layer}
+        if layer != "memory":
+            env["REDIS_LAYER"] = layer  # the app's own settings build the layer (see fanout_asgi)
+        env.pop("DATABASE_URL", None)
+        env.setdefault("LOG_LEVEL", "ERROR")
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        port = free_port()
+        try:
+            process = start_server(server, "bench.fanout_asgi:application", port, env, Path(tmp) / "server.log")
+        except RuntimeError as error:
+            print(f"{server:8} {layer:7} did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
+            return
+        try:
+            campaign_id = asyncio.run(asyncio.wait_for(http_post("127.0.0.1", port, "/__bench/setup/"), 60))[
+                "campaign_id"
+            ]
+            for n in sizes:
+                result = Result()
+                # Bounded in time: rounds stop at the budget; a hang (connect, trigger) is cut a minute later.
+                try:
+                    asyncio.run(asyncio.wait_for(measure(port, campaign_id, n, rounds, result, budget), budget + 60))
+                except (TimeoutError, ConnectionError, OSError) as error:
+                    result.stopped = f"{type(error).__name__} {error}".strip()
+                for row in format_rows(server, layer, n, result):
+                    print(row, flush=True)
+        finally:
+            stop(process)
+
+
+def run(servers: Sequence[str], layers: Sequence[str], sizes: Sequence[int], rounds: int, budget: float) -> None:
+    print(
+        f"fan-out: one event to N WebSocket clients, {rounds} rounds each; ms, medians over rounds of each round's"
+        " p50/p99/last; x = median over rounds of app/floor run back to back"
+    )
+    print(HEADER, flush=True)
     for layer in layers:
-        if layer.startswith("redis") and not os.environ.get("REDIS_URL"):
-            print(f"{layer:13} skipped: REDIS_URL is not set")
+        if layer != "memory" and not os.environ.get("REDIS_URL"):
+            print(f"{'*':8} {layer:7} skipped: REDIS_URL is not set")
             continue
-        with tempfile.TemporaryDirectory() as tmp:
-            env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": layer}
-            env.pop("DATABASE_URL", None)
-            env.setdefault("LOG_LEVEL", "ERROR")
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
-            )
-            port = free_port()
-            # 500 sockets connecting at once queue on the database thread: give the handshakes time.
-            server = start_daphne("bench.fanout_asgi:application", port, env, "--websocket_connect_timeout", "60")
-            try:
-                campaign_id = asyncio.run(asyncio.wait_for(http_post("127.0.0.1", port, "/__bench/setup/"), 60))[
-                    "campaign_id"
-                ]
-                for n in sizes:
-                    # Bounded in time: a stuck server or layer is reported, never waited on forever.
-                    try:
-                        app, floor = asyncio.run(asyncio.wait_for(measure(port, campaign_id, n, rounds), MEASURE_LIMIT))
-                    except TimeoutError:
-                        print(f"{layer:13} {n:4} gave no result within {MEASURE_LIMIT} s: stopped")
-                        continue
-                    for name, s in (("app", app), ("floor", floor)):
-                        print(
-                            f"{layer:13} {n:4} {name:6} {_ms(s.p(0.5))} {_ms(s.p(0.99))} "
-                            f"{_ms(statistics.median(s.last) if s.last else float('nan'))}"
-                            + (
-                                f"  {app.p(0.5) / floor.p(0.5):6.2f} {app.p(0.99) / floor.p(0.99):6.2f}"
-                                if name == "app"
-                                else " " * 15
-                            )
-                            + f" {s.lost:5}"
-                        )
-            finally:
-                stop(server)
+        for server in servers:
+            run_configuration(server, layer, sizes, rounds, budget)
     print(f"target: app p99 within {P99_RATIO_TARGET}x of the floor")
+
+
+def _choices(value: str, allowed: Sequence[str]) -> list[str]:
+    chosen = [item for item in value.split(",") if item]
+    unknown = sorted(set(chosen) - set(allowed))
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown {unknown}; choose from {','.join(allowed)}")
+    return chosen
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true", help="memory layer, 100 clients, 5 rounds")
+    parser.add_argument("--quick", action="store_true", help="memory layer, 100 clients, 5 rounds, both servers")
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--layers", default="memory,redis,redis-pubsub")
+    parser.add_argument("--servers", type=lambda v: _choices(v, SERVERS), default=list(SERVERS))
+    parser.add_argument("--layers", type=lambda v: _choices(v, LAYERS), default=list(LAYERS))
     parser.add_argument("--sizes", default="100,500")
+    parser.add_argument("--budget", type=float, default=MEASURE_LIMIT, help="seconds per configuration and size")
     args = parser.parse_args(argv)
     if args.quick:
-        run(["memory"], [100], 5)
+        run(args.servers, ["memory"], [100], 5, args.budget)
     else:
-        run(args.layers.split(","), [int(n) for n in args.sizes.split(",")], args.rounds)
+        run(args.servers, args.layers, [int(n) for n in args.sizes.split(",")], args.rounds, args.budget)
     return 0
 
 

@@ -7,8 +7,9 @@
   to the group of the bare consumer below, with no database, policy or thread hop;
 - ``/ws/__bench/floor/``: that bare consumer: an ``AsyncWebsocketConsumer`` that forwards the payload.
 
-``BENCH_LAYER`` picks the channel layer: ``memory``, ``redis`` (RedisChannelLayer) or ``redis-pubsub``
-(RedisPubSubChannelLayer), both on ``REDIS_URL``. Never mount this module in production.
+``BENCH_LAYER`` picks the channel layer: ``memory``, or ``core`` / ``pubsub``, which must match
+``REDIS_LAYER`` so the Redis rows use the settings' layer config as production does (``REDIS_URL`` set).
+Never mount this module in production.
 """
 
 from __future__ import annotations
@@ -26,19 +27,13 @@ from django.conf import settings
 
 django.setup()
 
-_LAYERS = {
-    "memory": {"BACKEND": "channels.layers.InMemoryChannelLayer"},
-    "redis": {"BACKEND": "channels_redis.core.RedisChannelLayer"},
-    "redis-pubsub": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer"},
-}
-_layer = dict(_LAYERS[os.environ.get("BENCH_LAYER", "memory")])
-if _layer["BACKEND"] != "channels.layers.InMemoryChannelLayer":
-    # redis-py 8 reads with a 5 s socket timeout by default, the same as channels_redis' blocking pop:
-    # an idle consumer then dies with TimeoutError. A longer read timeout fixes it.
-    address = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    _layer["CONFIG"] = {"hosts": [{"address": address, "socket_timeout": 30}]}
-# Before the first get_channel_layer(): channels builds the layer lazily from the settings.
-settings.CHANNEL_LAYERS = {"default": _layer}
+_BENCH_LAYER = os.environ.get("BENCH_LAYER", "memory")
+if _BENCH_LAYER == "memory":
+    # Before the first get_channel_layer(): channels builds the layer lazily from the settings.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+elif _BENCH_LAYER != settings.REDIS_LAYER or not settings.REDIS_URL:
+    # The Redis rows measure tintero/settings.py's own layer config (capacity, timeouts), not a copy of it.
+    raise RuntimeError(f"BENCH_LAYER={_BENCH_LAYER} needs REDIS_URL and REDIS_LAYER={_BENCH_LAYER}")
 
 from asgiref.sync import sync_to_async  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402

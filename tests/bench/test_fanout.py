@@ -1,0 +1,102 @@
+"""The fan-out benchmark: per-round summaries, paired ratios, bounded runs, and both servers really serve."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from bench import fanout
+
+
+def test_each_round_is_summarised_on_its_own() -> None:
+    samples = fanout.Samples()
+    samples.add_round([0.001 * i for i in range(1, 101)], expected=100)
+    samples.add_round([0.5, 0.7], expected=4)  # two clients never got this one
+    assert samples.p50 == pytest.approx([0.051, 0.7])
+    assert samples.p99 == pytest.approx([0.1, 0.7])
+    assert samples.last == pytest.approx([0.1, 0.7])
+    assert samples.lost == 2
+    assert samples.rounds == 2
+
+
+def test_a_round_nobody_received_counts_as_lost_not_as_a_round() -> None:
+    samples = fanout.Samples()
+    samples.add_round([], expected=3)
+    assert samples.rounds == 0 and samples.lost == 3
+
+
+def test_ratio_is_the_median_of_back_to_back_pairs() -> None:
+    # A load spike in round 2 slows both app and floor: paired ratios ignore it, a ratio of medians would not.
+    assert fanout.paired_ratio([1.0, 10.0, 1.2], [1.0, 10.0, 1.0]) == 1.0
+    assert fanout.paired_ratio([2.0, 3.0], [1.0, 0.0]) == 2.0  # a zero floor is skipped, not divided by
+    assert math.isnan(fanout.paired_ratio([], []))
+
+
+def test_a_configuration_cut_short_says_so_with_what_it_measured() -> None:
+    result = fanout.Result(connect_s=12.0, stopped="time budget 150 s spent")
+    result.app.add_round([0.2, 0.4], expected=2)
+    result.floor.add_round([0.1, 0.2], expected=2)
+    rows = fanout.format_rows("uvicorn", "core", 500, result)
+    assert rows[0].split()[:4] == ["uvicorn", "core", "500", "app"]
+    assert rows[0].split()[7:10] == ["2.00", "2.00", "2.00"]
+    assert rows[-1] == "uvicorn  core     500 did not finish: time budget 150 s spent"
+
+
+def test_a_finished_configuration_has_no_did_not_finish_row() -> None:
+    result = fanout.Result(connect_s=1.0)
+    result.app.add_round([0.1], expected=1)
+    result.floor.add_round([0.1], expected=1)
+    assert len(fanout.format_rows("daphne", "memory", 100, result)) == 2
+
+
+def test_unknown_server_or_layer_is_refused() -> None:
+    with pytest.raises(ValueError):
+        fanout.server_command("hypercorn", "app:application", 8000)
+    with pytest.raises(SystemExit):
+        fanout.main(["--layers", "redis"])  # the old name: the layers are memory, pubsub, core
+    with pytest.raises(SystemExit):
+        fanout.main(["--servers", "gunicorn"])
+
+
+@contextmanager
+def _serving(server: str, tmp_path: Path) -> Iterator[tuple[int, int]]:
+    """(port, campaign id) of the benchmark app on ``server`` with the memory layer, stopped afterwards."""
+    env = {**os.environ, "SQLITE_PATH": str(tmp_path / "bench.sqlite3"), "BENCH_LAYER": "memory", "LOG_LEVEL": "ERROR"}
+    env.pop("DATABASE_URL", None)
+    migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
+    subprocess.run(migrate, cwd=fanout.ROOT, env=env, check=True)
+    port = fanout.free_port()
+    process = fanout.start_server(server, "bench.fanout_asgi:application", port, env, tmp_path / "server.log")
+    try:
+        setup = asyncio.run(asyncio.wait_for(fanout.http_post("127.0.0.1", port, "/__bench/setup/"), 60))
+        yield port, setup["campaign_id"]
+    finally:
+        fanout.stop(process)
+
+
+@pytest.mark.parametrize("server", fanout.SERVERS)
+def test_both_servers_deliver_app_and_floor_rounds(server: str, tmp_path: Path) -> None:
+    """Small but real: the server process, the benchmark app, our WebSocket client and two rounds of each."""
+    result = fanout.Result()
+    with _serving(server, tmp_path) as (port, campaign_id):
+        measure = fanout.measure(port, campaign_id, 3, rounds=2, result=result, budget=120, warmup=0)
+        asyncio.run(asyncio.wait_for(measure, 180))
+    assert (result.app.rounds, result.floor.rounds) == (2, 2)
+    assert result.app.lost == result.floor.lost == 0
+    assert not result.stopped
+
+
+def test_a_spent_budget_stops_the_rounds(tmp_path: Path) -> None:
+    result = fanout.Result()
+    with _serving("daphne", tmp_path) as (port, campaign_id):
+        asyncio.run(asyncio.wait_for(fanout.measure(port, campaign_id, 2, 50, result, budget=0), 120))
+    assert result.app.rounds == 0
+    assert result.stopped == "time budget 0 s spent"
