@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install run migrate messages demo test test-services lint format bench clean
+.PHONY: install run migrate messages messages-update demo test test-services lint format bench clean
 
 $(STAMP): requirements.in requirements-dev.in constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ migrate: install
 messages: install
 	@if command -v msgfmt >/dev/null 2>&1; then $(PY) manage.py compilemessages --ignore=.venv -v 0; \
 	else echo "msgfmt not found: using the committed .mo files"; fi
+
+# After adding or changing translatable strings: refresh the English catalogue, translate, then `make messages`.
+messages-update: install
+	$(PY) manage.py makemessages -l en --ignore=.venv --ignore=bench --no-obsolete
 
 demo: migrate
 	$(PY) manage.py load_demo

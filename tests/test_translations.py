@@ -8,9 +8,11 @@ rendered in English (language cookie or /i18n/setlang/) and back in Spanish.
 from __future__ import annotations
 
 import gettext
+import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -179,6 +181,33 @@ def test_catalogue_compiles_with_msgfmt(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
+
+
+SOURCE_DIRS = ("accounts", "campaigns", "characters", "rolls", "systems", "templates", "tintero")
+
+
+@pytest.mark.skipif(shutil.which("xgettext") is None, reason="GNU gettext (xgettext) is not installed")
+def test_catalogue_holds_every_string_of_the_sources(tmp_path: Path, catalogue: list[Entry]) -> None:
+    """A string marked for translation in the code but missing from the .po would show in Spanish on English
+    pages. makemessages runs on a copy of the sources, so the committed catalogue is left alone."""
+    base = Path(settings.BASE_DIR)
+    for name in SOURCE_DIRS:
+        shutil.copytree(base / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(base / "manage.py", tmp_path / "manage.py")
+    (tmp_path / "locale" / "en" / "LC_MESSAGES").mkdir(parents=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "makemessages", "-l", "en", "--no-location", "-v", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "SQLITE_PATH": str(tmp_path / "unused.sqlite3")},
+    )
+    assert result.returncode == 0, result.stderr
+    extracted = {(e.msgctxt, e.msgid) for e in read_po(tmp_path / "locale/en/LC_MESSAGES/django.po") if e.msgid}
+    committed = {(e.msgctxt, e.msgid) for e in catalogue}
+    missing = sorted(msgid for _ctx, msgid in extracted - committed)
+    assert not missing, "run `make messages-update` and translate:\n" + "\n".join(missing)
 
 
 def test_compiled_catalogue_matches_the_po(catalogue: list[Entry]) -> None:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
 from characters.bindings.base import JSON, Outcome, Targets, Who
+from systems.dice import ScriptedDice
 from systems.dont_rest_your_head import Chest, PcAndChest, Sheet
 from systems.dont_rest_your_head import conflict as conflict_rules
 from systems.dont_rest_your_head.coins import open_session
@@ -468,6 +469,14 @@ class DespairSpentParams(_ConflictStepParams):
     pool: str = Field(max_length=20)
 
 
+class ScarInvokedParams(_ConflictStepParams):
+    """A scar invoked in the adjustment window: the pool rerolled and the faces the flow's roll drew."""
+
+    scar_index: int = Field(ge=0, le=99)
+    pool: Literal["discipline", "exhaustion", "madness"]
+    dice: tuple[int, ...] = Field(min_length=1, max_length=30)
+
+
 class ConflictSettledParams(_ConflictStepParams):
     choices: SettlementChoices = SettlementChoices()
 
@@ -493,6 +502,7 @@ FLOW_OPERATIONS: tuple[Operation, ...] = (
     ),
     _flow_op("conflict_hope_spent", "Mejorar los éxitos (iluminar)", "Improve successes (shine)", HopeSpentParams),
     _flow_op("conflict_despair_spent", "Ensombrecer", "Shade", DespairSpentParams),
+    _flow_op("conflict_scar_invoked", "Invocar cicatriz", "Invoke a scar", ScarInvokedParams),
     _flow_op(
         "conflict_settled", "Conflicto resuelto: efectos y cierre", "Conflict settled and closed", ConflictSettledParams
     ),
@@ -686,6 +696,18 @@ def _apply_flow_op(
         assert isinstance(params, HopeSpentParams)
         table = conflict_rules.spend_hope(Table(_check_conflict(params), chest), pc, params.coins)
         return Outcome(campaign_state=_with_chest(campaign_state, table.chest))
+    if key == "conflict_scar_invoked":  # (S) the scar is marked in pencil: once per session
+        assert isinstance(params, ScarInvokedParams)
+        stored = sheets[character_id]
+        table = conflict_rules.invoke_scar(
+            Table(_check_conflict(params), chest, {pc: _load_pc(stored, settings, character_id)}),
+            pc,
+            params.scar_index,
+            params.pool,
+            True,  # the GM confirmed the connection in the flow's confirm_scar step
+            ScriptedDice(params.dice),
+        )
+        return Outcome(campaign_state=None, sheets={character_id: BINDING._store(table.sheets[pc], stored, settings)})
     if key == "conflict_settled":
         assert isinstance(params, ConflictSettledParams)
         conflict = _check_conflict(params)

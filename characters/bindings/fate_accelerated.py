@@ -4,7 +4,12 @@ Stored shapes:
 - a character's sheet is ``FaeSheet.model_dump(mode="json")`` (approaches, aspects, stunts, refresh,
   fate points, the three stress boxes, the three consequence slots, scene status);
 - the campaign rules state is ``{"gm_fate_points": n}`` (§6.7.4: only used when ``gm_fate_point_pool``
-  is on; otherwise the GM's fate points are unlimited and the number stays 0).
+  is on; otherwise the GM's fate points are unlimited and the number stays 0), plus ``"aspect_grants"``:
+  the free invocations (§2.7) held on sheet aspects that have no room for them in the sheet (high
+  concept, trouble, other aspects), by aspect key. A consequence keeps its own in its slot.
+
+The action flow spends, returns and grants those free invocations through three flow-only operations
+(``FLOW_OPERATIONS``), each one a ledger entry in the step's transaction.
 """
 
 from __future__ import annotations
@@ -18,14 +23,15 @@ from pydantic import ValidationError as PydanticValidationError
 from characters.bindings.base import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.fate_accelerated.actions import Action, Approach
-from systems.fate_accelerated.aspects import Moment
+from systems.fate_accelerated.aspects import Aspect, AspectKind, FreeInvocationGrant, Moment, Severity
 from systems.fate_accelerated.operations import AbsorbHitParams, ConcedeParams, GmPool
 from systems.fate_accelerated.settings import FaeSettings, settings_or_default
 from systems.fate_accelerated.sheet import CharacterKind, ConsequenceSlots, FaeSheet, SceneStatus, new_character
 from systems.fate_accelerated.stunts import StuntTemplate
-from systems.registry import Operation, Scope
+from systems.registry import Names, Operation, Scope
 
 GM_POOL = "gm_fate_points"
+ASPECT_GRANTS = "aspect_grants"
 DEFAULT_NAME = {False: "PJ", True: "PNJ"}  # the sheet's own name, used in the rules' messages
 
 # Who may ask for each operation (the GMs always may). Spends and marks on one's own sheet are the
@@ -179,6 +185,135 @@ def _prepare_stunts(stunts: Any) -> Any:
     return prepared
 
 
+# --- Free invocations on sheet aspects (flow-only operations) -----------------------------------------
+
+
+class SheetGrantParams(BaseModel):
+    """One free-invocation record on a sheet aspect: its aspect key (``<owner id>:...``), holder and source."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    aspect: str = Field(pattern=r"^[0-9]+:", min_length=3, max_length=200)
+    holder: str = Field(min_length=1, max_length=50)
+    source: str | None = Field(None, max_length=100)
+    same_roll_stacking: bool = False
+
+
+class GrantParams(SheetGrantParams):
+    count: int = Field(1, ge=1, le=2)  # §4.3.4: one, or two on a success with style
+    reveal: bool = False  # a discovery puts a hidden aspect on the table (§4.2)
+
+
+def _no_op(*_args: Any) -> Any:  # flow operations are applied by the binding itself
+    raise NotImplementedError
+
+
+FLOW_OPERATIONS: tuple[Operation, ...] = (
+    Operation(
+        "use_free_invocation",
+        Names("Usar una invocación gratuita", "Use a free invocation"),
+        Scope.CHARACTER,
+        SheetGrantParams,
+        _no_op,
+    ),
+    Operation(
+        "return_free_invocation",
+        Names("Devolver una invocación gratuita vetada", "Return a vetoed free invocation"),
+        Scope.CHARACTER,
+        SheetGrantParams,
+        _no_op,
+    ),
+    Operation(
+        "grant_free_invocations",
+        Names("Ganar invocaciones gratuitas", "Gain free invocations"),
+        Scope.CHARACTER,
+        GrantParams,
+        _no_op,
+    ),
+)
+FLOW_OPERATION_KEYS = frozenset(op.key for op in FLOW_OPERATIONS)
+
+
+def owner_of(aspect_key: str) -> int:
+    return int(aspect_key.split(":", 1)[0])
+
+
+def stored_grants(campaign_state: Mapping[str, Any] | None, aspect_key: str) -> tuple[FreeInvocationGrant, ...]:
+    """The free invocations the campaign state keeps on a (non-consequence) sheet aspect."""
+    raw = ((campaign_state or {}).get(ASPECT_GRANTS) or {}).get(aspect_key) or ()
+    return tuple(FreeInvocationGrant.model_validate(g) for g in raw)
+
+
+def sheet_aspect(sheet: FaeSheet, aspect_key: str, campaign_state: Mapping[str, Any] | None) -> Aspect | None:
+    """A sheet aspect with every free invocation on it (its own, or the campaign state's)."""
+    for aspect in sheet.aspects(str(owner_of(aspect_key))):
+        if aspect.key == aspect_key:
+            if aspect.kind is AspectKind.CONSEQUENCE:
+                return aspect
+            return aspect.model_copy(update={"grants": stored_grants(campaign_state, aspect_key)})
+    return None
+
+
+def _matches(grant: FreeInvocationGrant, p: SheetGrantParams) -> bool:
+    return grant.holder == p.holder and grant.source == p.source and grant.same_roll_stacking == p.same_roll_stacking
+
+
+def _change_grants(grants: tuple[FreeInvocationGrant, ...], key: str, p: BaseModel) -> tuple[FreeInvocationGrant, ...]:
+    assert isinstance(p, SheetGrantParams)
+    if key == "grant_free_invocations":
+        assert isinstance(p, GrantParams)
+        new = FreeInvocationGrant(
+            holder=p.holder, remaining=p.count, same_roll_stacking=p.same_roll_stacking, source=p.source
+        )
+        return (*grants, new)
+    delta = -1 if key == "use_free_invocation" else 1
+    for i, g in enumerate(grants):
+        if _matches(g, p) and g.remaining + delta >= 0:
+            return (*grants[:i], g.model_copy(update={"remaining": g.remaining + delta}), *grants[i + 1 :])
+    if delta > 0:  # the record ran out and was dropped: bring it back
+        new = FreeInvocationGrant(
+            holder=p.holder, remaining=1, same_roll_stacking=p.same_roll_stacking, source=p.source
+        )
+        return (*grants, new)
+    raise RulesError(
+        "no_free_invocation",
+        "No quedan invocaciones gratuitas de ese poseedor en ese aspecto.",
+        "That holder has no free invocation left on that aspect.",
+    )
+
+
+def apply_sheet_grant(
+    key: str, p: BaseModel, sheet: FaeSheet, campaign_state: Mapping[str, Any] | None
+) -> tuple[FaeSheet, JSON]:
+    """Use, return or add free invocations on a sheet aspect: a consequence's live in its slot, the
+    others' in the campaign state. The counts never go below zero; a vetoed one whose aspect has gone
+    (recovered, A-27) is not brought back."""
+    assert isinstance(p, SheetGrantParams)
+    state: JSON = dict(campaign_state or {})
+    aspect = sheet_aspect(sheet, p.aspect, campaign_state)
+    if aspect is None:
+        if key == "return_free_invocation":
+            return sheet, state
+        raise RulesError("aspect_gone", "Ese aspecto ya no está en la hoja.", "That aspect is no longer on the sheet.")
+    grants = _change_grants(aspect.grants, key, p)
+    reveal = isinstance(p, GrantParams) and p.reveal
+    if aspect.kind is AspectKind.CONSEQUENCE:
+        assert aspect.severity is not None
+        slot = aspect.model_copy(update={"grants": grants, "hidden": False if reveal else aspect.hidden})
+        return sheet.with_changes(consequences=sheet.consequences.replace(Severity(aspect.severity), slot)), state
+    all_grants = dict(state.get(ASPECT_GRANTS) or {})
+    all_grants[p.aspect] = [g.model_dump(mode="json") for g in grants if g.remaining > 0]
+    if not all_grants[p.aspect]:
+        del all_grants[p.aspect]
+    state[ASPECT_GRANTS] = all_grants
+    if reveal and aspect.kind is AspectKind.CHARACTER:
+        index = int(p.aspect.rsplit(":", 1)[1])
+        others = list(sheet.other_aspects)
+        others[index] = others[index].model_copy(update={"hidden": False})
+        sheet = sheet.with_changes(other_aspects=tuple(others))
+    return sheet, state
+
+
 class FateAcceleratedBinding:
     key = "fate-accelerated"
 
@@ -223,6 +358,12 @@ class FateAcceleratedBinding:
                 stunt["actions"] = sorted(stunt["actions"])
         return out
 
+    flow_operations = FLOW_OPERATIONS  # read by characters.selectors (the ledger names)
+
+    def flow_operation(self, key: str) -> Operation | None:
+        """The action flow's own operations on free invocations (``characters.services`` looks here)."""
+        return next((op for op in FLOW_OPERATIONS if op.key == key), None)
+
     def who_may(self, operation: Operation) -> frozenset[str]:
         if operation.key in _OWNER_OPS:
             return frozenset({Who.GM, Who.OWNER})
@@ -232,6 +373,9 @@ class FateAcceleratedBinding:
         return True  # the GM's fate points are on the table, like the players' (§6.7.4)
 
     def targets(self, operation: Operation, params: BaseModel | None, character_id: int | None) -> Targets:
+        if operation.key in FLOW_OPERATION_KEYS:  # the aspect's owner, and the state holding the others' grants
+            assert isinstance(params, SheetGrantParams)
+            return Targets(campaign_state=True, character_ids=(owner_of(params.aspect),))
         if operation.target is Scope.CAMPAIGN:
             return Targets(campaign_state=True)
         if character_id is None:
@@ -255,6 +399,13 @@ class FateAcceleratedBinding:
     ) -> Outcome:
         s = _settings(settings)
         try:
+            if operation.key in FLOW_OPERATION_KEYS:
+                assert isinstance(params, SheetGrantParams)
+                owner = owner_of(params.aspect)
+                sheet = FaeSheet.model_validate(sheets[owner], context={"settings": s})
+                new_sheet, new_state = apply_sheet_grant(operation.key, params, sheet, campaign_state)
+                stored = normalize(FaeSheet.model_validate(normalize(new_sheet), context={"settings": s}))
+                return Outcome(new_state, {owner: stored})
             if operation.target is Scope.CAMPAIGN:
                 state = dict(campaign_state or self.initial_campaign_state(s))
                 pool = GmPool(fate_points=int(state.get(GM_POOL, 0)))

@@ -14,13 +14,13 @@ result in words follows the glossary (éxitos, potencia, domina la disciplina/el
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from characters.bindings.dont_rest_your_head import is_opposition, load_sheet
 from rolls.bindings.base import JSON, DieFace, Prepared, Resolved
-from systems.dice import DiceSource
+from systems.dice import DiceSource, roll_many
 from systems.dont_rest_your_head.domination import (
     DEGREE_WORD_EN,
     DOMINANT_PHRASE_EN,
@@ -53,8 +53,8 @@ from systems.dont_rest_your_head.sheet import Sheet
 from systems.errors import RulesError
 
 KEY = "dont-rest-your-head"
-LEADER, HELPER, PAIN, CONFLICT = "leader", "helper", "pain", "conflict"
-KINDS = (LEADER, HELPER, PAIN, CONFLICT)
+LEADER, HELPER, PAIN, CONFLICT, SCAR_REROLL = "leader", "helper", "pain", "conflict", "scar_reroll"
+KINDS = (LEADER, HELPER, PAIN, CONFLICT, SCAR_REROLL)
 GM_KINDS = frozenset({PAIN})  # the opposition's dice are the GM's
 PLAYER_POOLS = ("discipline", "exhaustion", "madness")
 POOLS = (*PLAYER_POOLS, "pain")
@@ -87,6 +87,17 @@ class PainChoices(BaseModel):
 
     pain: int | None = Field(None, ge=-99, le=30)
     opponents: tuple[int, ...] = Field((), max_length=20)
+    flow: int | None = Field(None, ge=1)
+
+
+class ScarRerollChoices(BaseModel):
+    """A scar invoked in a conflict rerolls one of the leader's pools with as many dice as it rolled (§3.6).
+    Only the conflict flow makes it (after the GM confirms the scar): ``flow`` is required."""
+
+    model_config = _FROZEN
+
+    pool: Literal["discipline", "exhaustion", "madness"]
+    dice: int = Field(ge=1, le=30)
     flow: int | None = Field(None, ge=1)
 
 
@@ -262,6 +273,16 @@ class DontRestYourHeadRollBinding:
             if choices.opponents:
                 public["opponents"] = list(choices.opponents)
             return Prepared(request=request, public=public)
+        if kind == SCAR_REROLL:
+            reroll = ScarRerollChoices.model_validate(data)
+            if reroll.flow is None:
+                raise RulesError(
+                    "needs_conflict",
+                    "Una cicatriz se invoca en la ventana de ajustes de un conflicto, y el DJ la confirma.",
+                    "A scar is invoked in a conflict's adjustment window, and the GM confirms it.",
+                )
+            protagonist(sheet, s)
+            return Prepared(request=reroll, public=reroll.model_dump(mode="json"))
         if kind == CONFLICT:
             choices = ConflictChoices.model_validate(data)
             talent_use = _talent_use(choices.talent_use)
@@ -303,6 +324,10 @@ class DontRestYourHeadRollBinding:
     # --- resolve ------------------------------------------------------------------------------------
 
     def resolve(self, kind: str, prepared: Prepared, dice: DiceSource, settings: BaseModel | None) -> Resolved:
+        if kind == SCAR_REROLL:
+            assert isinstance(prepared.request, ScarRerollChoices)
+            pool = prepared.request.pool
+            return self._pools_result(kind, {pool: list(roll_many(dice, prepared.request.dice, 6))})
         rolled: Any = resolve(kind, prepared.request, dice)
         if kind == LEADER:
             assert isinstance(rolled, LeaderRoll)
@@ -350,6 +375,11 @@ class DontRestYourHeadRollBinding:
             top_en = f"; top pool: {DOMINANT_PHRASE_EN[top]} ({strengths[top]})" if top else ""
             summary_es = f"{_success_words(total, 'es')} ({lines['es']}){top_es}"
             summary_en = f"{_success_words(total, 'en')} ({lines['en']}){top_en}"
+        elif kind == SCAR_REROLL:
+            pool = next(iter(pools))
+            es, en = POOL_WORDS[pool]
+            summary_es = f"Cicatriz: {es} de nuevo, {_success_words(total, 'es')}"
+            summary_en = f"Scar: {en} rerolled, {_success_words(total, 'en')}"
         elif kind == PAIN:
             summary_es = f"Dolor: {_success_words(total, 'es')}, potencia {strengths['pain']}"
             summary_en = f"Pain: {_success_words(total, 'en')}, strength {strengths['pain']}"

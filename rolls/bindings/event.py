@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,18 +63,37 @@ class FistChoice(BaseModel):
     names: dict[str, str] = Field(default_factory=dict)  # participant -> name, for the summary
 
 
-_REACTION_DICE: ContextVar[int] = ContextVar("event_reaction_dice", default=0)
+@dataclass(frozen=True, slots=True)
+class FlowExtras:
+    """The extras of an action's pool that only the action flow grants (§6.11 step 2), and whether the roll
+    is a reckless roll (§6.9): a post's roll cannot claim any of them."""
+
+    reaction: int = 0  # a valued reaction's dice (0..3), used under the reaction flow's row lock
+    communal: bool = False  # one die taken from the communal pool, consumed through the ledger at lock
+    wild: bool = False  # the wild die, granted by an agreed bet
+    reckless: bool = False  # the same pool thrown again from scratch after an agreed bet
+
+
+_FLOW_EXTRAS: ContextVar[FlowExtras | None] = ContextVar("event_flow_extras", default=None)
+NO_EXTRAS = FlowExtras()
+
+
+@contextmanager
+def action_extras(extras: FlowExtras) -> Iterator[None]:
+    """Roll the action inside with these extras: only the action flow, which has checked each one (the
+    reaction used, the communal die taken, the bet agreed), sets them."""
+    token = _FLOW_EXTRAS.set(extras)
+    try:
+        yield
+    finally:
+        _FLOW_EXTRAS.reset(token)
 
 
 @contextmanager
 def reaction_dice(dice: int) -> Iterator[None]:
-    """Add a valued reaction's dice (0..3) to the action rolled inside: only the action flow, which has
-    checked and used the reaction under its row lock, sets it (a post's roll cannot claim extra dice)."""
-    token = _REACTION_DICE.set(dice)
-    try:
+    """Add a valued reaction's dice (0..3) to the action rolled inside (see :func:`action_extras`)."""
+    with action_extras(FlowExtras(reaction=dice)):
         yield
-    finally:
-        _REACTION_DICE.reset(token)
 
 
 def settings_of(settings: BaseModel | None) -> EventSettings:
@@ -122,7 +142,10 @@ def pool_breakdown(sheet: EventSheet | None, skill: str | None, settings: EventS
 
 
 def action_result(state: ActionState, settings: EventSettings) -> JSON:
-    """The stored result of an action: every die (initial, exploded, rerolled), the gate and the outcome."""
+    """The stored result of an action: every die (initial, exploded, rerolled), the gate and the outcome.
+
+    The initial dice are thrown in the pool's order (§3.9, §6.11): base, skill, communal die, reaction,
+    wild die; ``communal_index`` and ``wild_index`` name those dice so the thread can draw them apart."""
     pool = state.pool
     return {
         "kind": ACTION,
@@ -136,6 +159,8 @@ def action_result(state: ActionState, settings: EventSettings) -> JSON:
             "reaction": pool.reaction,
             "wild": pool.wild,
         },
+        "communal_index": pool.base + pool.skill_dice if pool.communal else None,
+        "wild_index": pool.total - 1 if pool.wild else None,
         "talent_built": pool.talent_built,
         "npc": pool.npc,
         "difficulty": state.difficulty,
@@ -152,12 +177,27 @@ def action_result(state: ActionState, settings: EventSettings) -> JSON:
     }
 
 
+def _extras_words(result: JSON, en: bool) -> str:
+    """«1 comunal, 1 alocado»: the extras a flow granted, named in the summary (§3.9 pool breakdown)."""
+    breakdown = result.get("breakdown") or {}
+    words = []
+    if breakdown.get("communal"):
+        words.append("1 communal" if en else "1 comunal")
+    if breakdown.get("wild"):
+        words.append("1 wild" if en else "1 alocado")
+    return ", ".join(words)
+
+
 def action_summary(result: JSON, settings: EventSettings, language: str) -> str:
     """«Atletismo++ (4 dados) contra Común (3): [6][2][3][4] → Éxito absoluto; narra el jugador»."""
     en = language.startswith("en")
     pool = int(result.get("pool", 1))
     dice_word = ("die" if pool == 1 else "dice") if en else ("dado" if pool == 1 else "dados")
-    head = f"{result['skill']} ({pool} {dice_word})" if result.get("skill") else f"{pool} {dice_word}"
+    extras = _extras_words(result, en)
+    size = f"{pool} {dice_word}" + (f": {extras}" if extras else "")
+    head = f"{result['skill']} ({size})" if result.get("skill") else size
+    if result.get("reckless"):
+        head = ("Reckless roll, " if en else "Tirada temeraria, ") + head
     against = level_label(int(result["difficulty"]), settings, language)
     vs = "against" if en else "contra"
     outcome = outcome_name(result.get("outcome"), language)
@@ -209,6 +249,17 @@ def fist_summary(result: JSON, language: str) -> str:
     return f"{head}: {rolled or '—'} → {said}"
 
 
+def _action_die_note(result: JSON, index: int, initial: int) -> str:
+    """How the thread tells a die apart: the wild die (§6.10), the communal die (§6.7), an explosion."""
+    if index >= initial:
+        return "exploded"
+    if result.get("wild_index") is not None and index == int(result["wild_index"]):
+        return "wild"
+    if result.get("communal_index") is not None and index == int(result["communal_index"]):
+        return "communal"
+    return ""
+
+
 class EventRollBinding:
     key = KEY
 
@@ -230,15 +281,19 @@ class EventRollBinding:
             pool = pool_breakdown(parsed, choice.skill, s)
             if parsed is None and choice.dice is not None:
                 pool = PoolBreakdown(skill_dice=choice.dice - 1, npc=True)
+            extras = _FLOW_EXTRAS.get() or NO_EXTRAS
             request = ActionRollRequest(
                 difficulty=choice.difficulty,
                 skill_dice=pool.skill_dice,
                 talent_built=pool.talent_built,
                 npc=pool.npc,
                 choice=choice.choice,
-                reaction_dice=_REACTION_DICE.get(),
+                reaction_dice=extras.reaction,
+                communal_die=extras.communal,
+                wild_die=extras.wild,
             )
             public = {**request.model_dump(mode="json"), "skill": pool.skill, "pool": request.pool.total}
+            public["reckless"] = extras.reckless
             return Prepared(request=request, public=public)
         if kind == FIST_TIEBREAK:
             fist = FistChoice.model_validate(data)
@@ -257,6 +312,7 @@ class EventRollBinding:
             state = gate if gate.gate is Gate.AUTO_ABSOLUTE else resolve(ACTION, request, dice, s)
             result = action_result(state, s)  # type: ignore[arg-type]
             result["skill"] = prepared.public.get("skill")
+            result["reckless"] = bool(prepared.public.get("reckless"))
             return Resolved(result, {}, action_summary(result, s, "es"), action_summary(result, s, "en"))
         if kind == FIST_TIEBREAK:
             fist: FistResult = resolve(FIST_TIEBREAK, request, dice, s)  # type: ignore[assignment]
@@ -291,7 +347,7 @@ class EventRollBinding:
                 DieFace(pool, int(thrown[int(rerolled)]), str(thrown[int(rerolled)]), counts=False, note="rerolled")
             )
         for i, d in enumerate(final):
-            drawn.append(DieFace(pool, int(d), str(d), note="exploded" if i >= initial else ""))
+            drawn.append(DieFace(pool, int(d), str(d), note=_action_die_note(result, i, initial)))
         return drawn
 
 

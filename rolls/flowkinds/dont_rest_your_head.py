@@ -10,8 +10,15 @@
    ``seal_rolls`` a pain roll made before the player's is a GM-only roll ("tirada sellada") and its dice stay
    in ``secret_state``, so the player's choices can't depend on them (B-AMB-30); it is revealed when every
    roll is in. The GM may ``drop_helper`` or ``void`` the conflict before that;
-4. the adjustment window: the leader's player spends ``hope`` (a 1 in discipline per coin) or proposes a
-   ``minor_use`` (the GM confirms it with ``confirm_minor``); the GM ``shade``s with despair (add or remove
+   A group action with an unclear leader (``participants`` instead of ``leader``, §5.1) has every
+   participant's player ``roll_leader`` full pools; at the reveal the most successes (all their own dice)
+   leads and the others become helpers counting discipline successes only; on a tie the conflict waits in
+   ``REVEALED`` for the GM's ``pick_leader`` among the tied (by default the first to post, B-AMB-31);
+4. the adjustment window: the leader's player spends ``hope`` (a 1 in discipline per coin), proposes a
+   ``minor_use`` (the GM confirms it with ``confirm_minor``) or invokes a ``scar`` to reroll one of their
+   pools (§3.6: before any shading, once per scar per session; the GM confirms the connection with
+   ``confirm_scar``, and only then is the pool rerolled, keeping the hope 1s, and the scar marked on the
+   sheet through the ledger); the GM ``shade``s with despair (add or remove
    a 6 in a pool in play); either side may ``pass``; both passes close the window, or the GM's
    ``resolve`` when the player has had the chance to answer the last shading;
 5. settlement: each involved player ``choose``s the discipline benefit or the box to check when their pool
@@ -58,12 +65,27 @@ from systems.errors import RulesError
 
 GM = "gm"
 _FROZEN = ConfigDict(frozen=True, extra="ignore")
-GM_STEPS = frozenset({"oppose", "roll_pain", "drop_helper", "void", "shade", "confirm_minor", "resolve", "settle"})
-LEADER_STEPS = frozenset({"roll_leader", "hope", "minor_use"})
+GM_STEPS = frozenset(
+    {
+        "oppose",
+        "roll_pain",
+        "drop_helper",
+        "void",
+        "shade",
+        "confirm_minor",
+        "confirm_scar",
+        "pick_leader",
+        "resolve",
+        "settle",
+    }
+)
+LEADER_STEPS = frozenset({"roll_leader", "hope", "minor_use", "scar"})
+PLAYER_POOLS = ("discipline", "exhaustion", "madness")
 POOL_ES = {"discipline": "la disciplina", "exhaustion": "el agotamiento", "madness": "la locura", "pain": "el dolor"}
 PHASE_WORDS = {
     "DECLARED": ("declarado: falta la oposición", "declared: waiting for the opposition"),
     "AWAITING_ROLLS": ("esperando tiradas", "waiting for rolls"),
+    "REVEALED": ("empate: el DJ elige al protagonista principal", "tie: the GM picks the leader"),
     "ADJUSTING": ("ventana de ajustes", "adjustment window"),
     "SETTLING": ("resolviendo", "settling"),
     "CLOSED": ("cerrado", "closed"),
@@ -92,16 +114,20 @@ def _blank_none(value: Any) -> Any:
 
 
 class StartParams(BaseModel):
+    """A conflict with a leader (and helpers), or an unclear-leader group action naming ``participants``
+    (§5.1): everyone rolls full pools and the most successes leads."""
+
     model_config = _FROZEN
 
-    leader: int
+    leader: int | None = None
     helpers: list[int] = Field(default_factory=list, max_length=6)
+    participants: list[int] = Field(default_factory=list, max_length=7)
     pain: int | None = Field(None, ge=-99, le=30)
     opponents: list[int] = Field(default_factory=list, max_length=20)
     madness_price: int | None = Field(None, ge=1, le=6)
 
-    _lists = field_validator("helpers", "opponents", mode="before")(_int_list)
-    _nones = field_validator("pain", "madness_price", mode="before")(_blank_none)
+    _lists = field_validator("helpers", "participants", "opponents", mode="before")(_int_list)
+    _nones = field_validator("leader", "pain", "madness_price", mode="before")(_blank_none)
 
 
 class OpposeParams(BaseModel):
@@ -118,13 +144,14 @@ class OpposeParams(BaseModel):
 class LeaderParams(BaseModel):
     model_config = _FROZEN
 
+    pc: int | None = None  # a group conflict: which of the player's participants rolls
     voluntary_increase: bool = False
     temp_madness: int = Field(0, ge=-99, le=99)
     talent_use: Literal["major"] | None = None  # the minor use is declared after the reveal
     madness_talent: bool = False
 
     _bools = field_validator("voluntary_increase", "madness_talent", mode="before")(_truthy)
-    _nones = field_validator("talent_use", mode="before")(_blank_none)
+    _nones = field_validator("pc", "talent_use", mode="before")(_blank_none)
 
     @field_validator("temp_madness", mode="before")
     @classmethod
@@ -137,6 +164,15 @@ class PcParams(BaseModel):
 
     pc: int | None = None
     _nones = field_validator("pc", mode="before")(_blank_none)
+
+
+class ScarParams(BaseModel):
+    """Invoke a scar (§3.6): which of the leader's scars (its place on the sheet) and the pool to reroll."""
+
+    model_config = _FROZEN
+
+    scar: int = Field(ge=0, le=99)
+    pool: Literal["discipline", "exhaustion", "madness"]
 
 
 class HopeParams(BaseModel):
@@ -221,6 +257,19 @@ def _owner(state: JSON, pc: str) -> int | None:
 
 
 def _people(state: JSON, conflict: Conflict) -> list[JSON]:
+    if conflict.unclear_leader and conflict.leader is None:  # a group action before the leader is known
+        rolled_full = {r.pc for r in conflict.participant_rolls}
+        return [
+            {
+                "pc": pc,
+                "name": _pc_name(state, pc),
+                "owner": _owner(state, pc),
+                "role": "participant",
+                "rolled": pc in rolled_full,
+                "dropped": False,
+            }
+            for pc in conflict.participants
+        ]
     rolled = {h.pc for h in conflict.helper_rolls}
     people = []
     for pc in ((conflict.leader,) if conflict.leader else ()) + conflict.helpers:
@@ -295,7 +344,21 @@ def _waiting(state: JSON, conflict: Conflict) -> JSON:
             "label_en": "Rolls: " + ", ".join(names_en),
         }
     leader_owner = _owner(state, conflict.leader or "")
+    if phase == ConflictState.REVEALED:  # (R, B-AMB-31) a tie for the most successes: the GM picks
+        return {
+            "step": "pick_leader",
+            "who": GM,
+            "label_es": "Empate: el DJ elige al protagonista principal",
+            "label_en": "Tie: the GM picks the leader",
+        }
     if phase == ConflictState.ADJUSTING:
+        if state.get("pending_scar"):
+            return {
+                "step": "confirm_scar",
+                "who": GM,
+                "label_es": "El DJ confirma que la cicatriz viene al caso",
+                "label_en": "The GM confirms the scar applies",
+            }
         if state.get("pending_minor"):
             return {
                 "step": "confirm_minor",
@@ -336,6 +399,10 @@ def _store(
     state["pain_rolled"] = conflict.pain_roll is not None
     state["people"] = _people(state, conflict)
     state["leader_owner"] = _owner(state, conflict.leader or "")
+    if conflict.state == ConflictState.REVEALED:
+        state["candidates"] = _candidates(state, conflict)
+    if conflict.state == ConflictState.ADJUSTING and table is not None and conflict.leader in table.sheets:
+        state["leader_scars"] = _scars(table, conflict.leader)
     if conflict.state in (ConflictState.ADJUSTING, ConflictState.SETTLING) and table is not None:
         result = rules.outcome(conflict)
         state["outcome"] = outcome_json(result)
@@ -343,6 +410,34 @@ def _store(
         state["pools_in_play"] = [p for p in ("discipline", "exhaustion", "madness", "pain") if conflict.rolled_size(p)]  # type: ignore[arg-type]
     secret = {"pain_dice": list(conflict.pain_roll.dice)} if sealed and conflict.pain_roll else {}
     return state, _waiting(state, conflict), secret
+
+
+def _candidates(state: JSON, conflict: Conflict) -> list[JSON]:
+    """Each participant of a group action with their successes counting all their own dice (§5.1)."""
+    best = max((r.all_successes() for r in conflict.participant_rolls), default=0)
+    return [
+        {
+            "pc": r.pc,
+            "name": _pc_name(state, r.pc),
+            "successes": r.all_successes(),
+            "tied": r.all_successes() == best,
+        }
+        for r in conflict.participant_rolls
+    ]
+
+
+def _scars(table: Table, pc: str) -> list[JSON]:
+    """The leader's scars for the window: which may still be invoked this session (§3.6)."""
+    return [
+        {
+            "index": i,
+            "text": scar.text,
+            "crossed_out": scar.crossed_out,
+            "invoked": scar.invoked_this_session,
+            "usable": not scar.crossed_out and not scar.invoked_this_session,
+        }
+        for i, scar in enumerate(table.sheet(pc).scars)
+    ]
 
 
 def _roll(ctx: StepContext, roll_id: int | None) -> Roll | None:
@@ -370,6 +465,11 @@ class ConflictFlow:
         leader_owner = _owner(state, leader)
         if step in GM_STEPS:
             return frozenset({GM})
+        if step == "roll_leader" and conflict.get("unclear_leader") and not leader:
+            # A group action: each participant's player rolls full pools for their own protagonist.
+            rolled = {str(r.get("pc")) for r in conflict.get("participant_rolls") or ()}
+            participants = [str(pc) for pc in conflict.get("participants") or () if str(pc) not in rolled]
+            return frozenset(o for pc in participants if (o := _owner(state, pc)) is not None)
         if step in LEADER_STEPS:
             return frozenset({leader_owner} if leader_owner is not None else set())
         if step == "roll_helper":
@@ -390,15 +490,26 @@ class ConflictFlow:
     def start(self, ctx: StepContext, params: JSON) -> StepResult:
         settings = settings_of(ctx.settings)
         p = parse_params(StartParams, params)
-        leader = self._protagonist(ctx, p.leader, settings)
-        if not policy.may_open_character_procedure(ctx.viewer, leader):
-            raise PermissionDenied(_("Solo el jugador del protagonista o un máster abre su conflicto."))
-        helpers: list[Character] = []
-        for helper_id in dict.fromkeys(p.helpers):
-            if helper_id != p.leader:
-                helpers.append(self._protagonist(ctx, helper_id, settings))
-        pcs = [leader, *helpers]
-        conflict = rules.declare(str(ctx.flow.pk), str(leader.pk), [str(h.pk) for h in helpers], str(ctx.flow.scene_id))
+        if p.participants:
+            pcs, conflict = self._group(ctx, p, settings)
+        else:
+            if p.leader is None:
+                raise _error(
+                    "leader_required",
+                    "Nombra al protagonista principal, o a los participantes de una acción de grupo.",
+                    "Name the leader, or the participants of a group action.",
+                )
+            leader = self._protagonist(ctx, p.leader, settings)
+            if not policy.may_open_character_procedure(ctx.viewer, leader):
+                raise PermissionDenied(_("Solo el jugador del protagonista o un máster abre su conflicto."))
+            helpers: list[Character] = []
+            for helper_id in dict.fromkeys(p.helpers):
+                if helper_id != p.leader:
+                    helpers.append(self._protagonist(ctx, helper_id, settings))
+            pcs = [leader, *helpers]
+            conflict = rules.declare(
+                str(ctx.flow.pk), str(leader.pk), [str(h.pk) for h in helpers], str(ctx.flow.scene_id)
+            )
         if p.pain is not None or p.opponents:
             if not policy.may_run_gm_procedure(ctx.viewer):
                 raise PermissionDenied(_("Los dados de dolor los fija el máster."))
@@ -416,11 +527,32 @@ class ConflictFlow:
         opened = LedgerOp(
             "conflict_opened",
             {"flow": ctx.flow.pk, "involved": [c.pk for c in pcs]},
-            leader.pk,
+            pcs[0].pk,
             f"Conflicto #{ctx.flow.pk}",
             by_rules=True,
         )
         return StepResult(state=state, waiting_for=waiting, secret_state=secret, ledger=[opened])
+
+    def _group(self, ctx: StepContext, p: StartParams, settings: Settings) -> tuple[list[Character], Conflict]:
+        """An unclear-leader group action (§5.1): at least two protagonists, all rolling full pools. The
+        opener is a GM or the player of one of them (as a leader's player names helpers)."""
+        if p.leader is not None or p.helpers:
+            raise _error(
+                "group_or_leader",
+                "Una acción de grupo no tiene protagonista principal ni ayudantes fijados: lo deciden las tiradas.",
+                "A group action names no leader nor helpers: the rolls decide.",
+            )
+        pcs = [self._protagonist(ctx, pk, settings) for pk in dict.fromkeys(p.participants)]
+        if len(pcs) < 2:
+            raise _error(
+                "group_needs_two",
+                "Una acción de grupo necesita al menos dos protagonistas.",
+                "A group action needs at least two protagonists.",
+            )
+        if not any(policy.may_open_character_procedure(ctx.viewer, pc) for pc in pcs):
+            raise PermissionDenied(_("Solo el jugador de un participante o un máster abre la acción de grupo."))
+        conflict = rules.declare_group(str(ctx.flow.pk), [str(pc.pk) for pc in pcs], str(ctx.flow.scene_id))
+        return pcs, conflict
 
     @staticmethod
     def _protagonist(ctx: StepContext, character_id: int, settings: Settings) -> Character:
@@ -487,9 +619,7 @@ class ConflictFlow:
     def _step_roll_leader(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
         p = parse_params(LeaderParams, params)
         self._before_roll(c)
-        if c.leader_roll is not None:
-            refuse("DUPLICATE_ROLL", pc=c.leader)
-        assert c.leader is not None
+        pc = self._roller(ctx, state, c, p)
         request = LeaderRollRequest(
             voluntary_increase=p.voluntary_increase,
             temp_madness=p.temp_madness,
@@ -498,19 +628,20 @@ class ConflictFlow:
         )
         table = _table(ctx, c, s)
         # Refuse before rolling (EXHAUSTION_CAP, MADNESS_RANGE, MADNESS_PRICE, CANNOT_ROLL...).
-        prepare_leader_roll(table.sheet(c.leader), request, s, c.madness_price, c.scene_id)
+        prepare_leader_roll(table.sheet(pc), request, s, c.madness_price, c.scene_id)
         roll = ctx.roll_maker(
             RollSpec(
                 kind="leader",
                 data={**request.model_dump(mode="json"), "madness_price": c.madness_price, "scene_id": c.scene_id}
                 | {"flow": ctx.flow.pk},
-                character_id=int(c.leader),
-                label=f"Conflicto #{ctx.flow.pk}: {_pc_name(state, c.leader)}",
+                character_id=int(pc),
+                label=f"Conflicto #{ctx.flow.pk}: {_pc_name(state, pc)}",
             )
         )
-        table = rules.roll_leader(table, c.leader, request, _faces(roll, "discipline", "exhaustion", "madness"), s)
+        table = rules.roll_leader(table, pc, request, _faces(roll, "discipline", "exhaustion", "madness"), s)
+        made = table.conflict.leader_roll if not c.unclear_leader else table.conflict.participant_rolls[-1]
         ledger = []
-        if table.conflict.leader_roll and table.conflict.leader_roll.voluntary_increase:
+        if made is not None and made.voluntary_increase:
             ledger.append(
                 LedgerOp(
                     "conflict_voluntary_exhaustion",
@@ -520,20 +651,44 @@ class ConflictFlow:
                         "madness_price": c.madness_price,
                         "scene_id": c.scene_id,
                     },
-                    int(c.leader),
+                    int(pc),
                     f"Conflicto #{ctx.flow.pk}",
                     by_rules=True,
                 )
             )
-        state["rolls"] = {**state["rolls"], "leader": roll.pk}
+        if c.unclear_leader:
+            state["rolls"] = {**state["rolls"], "participants": {**state["rolls"].get("participants", {}), pc: roll.pk}}
+        else:
+            state["rolls"] = {**state["rolls"], "leader": roll.pk}
         return self._after_roll(ctx, state, table, s, ledger, [roll])
+
+    @staticmethod
+    def _roller(ctx: StepContext, state: JSON, c: Conflict, p: LeaderParams) -> str:
+        """Who rolls full pools: the leader, or in a group action the actor's participant yet to roll."""
+        if not c.unclear_leader:
+            if c.leader_roll is not None:
+                refuse("DUPLICATE_ROLL", pc=c.leader)
+            assert c.leader is not None
+            return c.leader
+        rolled = {r.pc for r in c.participant_rolls}
+        if p.pc is not None and str(p.pc) in rolled:
+            refuse("DUPLICATE_ROLL", pc=str(p.pc))
+        mine = [pc for pc in c.participants if _owner(state, pc) == ctx.actor.pk and pc not in rolled]
+        pc = str(p.pc) if p.pc is not None else (mine[0] if len(mine) == 1 else "")
+        if pc not in mine:
+            refuse("NOT_INVOLVED", pc=pc)
+        return pc
 
     def _step_roll_pain(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
         self._before_roll(c)
         if c.pain_roll is not None:
             refuse("DUPLICATE_ROLL", pc="gm")
         # (R, B-AMB-30) a pain roll before the player's stays sealed: a GM-only roll until the reveal.
-        sealed = s.seal_rolls and c.leader_roll is None
+        if c.unclear_leader:
+            everyone_rolled = {r.pc for r in c.participant_rolls} >= set(c.participants)
+        else:
+            everyone_rolled = c.leader_roll is not None
+        sealed = s.seal_rolls and not everyone_rolled
         roll = ctx.roll_maker(
             RollSpec(
                 kind="pain",
@@ -572,18 +727,45 @@ class ConflictFlow:
     ) -> StepResult:
         c = table.conflict
         follow_ups: list[FollowUpSpec] = []
-        if c.state == ConflictState.ADJUSTING:  # every roll is in: the reveal (§3.10 step 5)
-            rolls = [*ctx.rolls, *made]
+        rolls = [*ctx.rolls, *made]
+        if c.state in (ConflictState.REVEALED, ConflictState.ADJUSTING):  # every roll is in: the reveal (§3.10)
             pain_roll = _roll_in(rolls, state["rolls"].get("pain"))
             if state.get("pain_sealed") and pain_roll is not None and pain_roll.gm_only:
                 reveal_roll(actor=pain_roll.roller, roll=pain_roll)
             state["pain_sealed"] = False
-            result = rules.outcome(c)
-            leader_roll = _roll_in(rolls, state["rolls"].get("leader"))
-            if leader_roll is not None:
-                follow_ups.append(_outcome_follow_up(leader_roll, "reveal", "Revelado", "Revealed", result))
-            state["last_change_at"] = timezone.now().isoformat()
+        if c.state == ConflictState.REVEALED and len([x for x in _candidates(state, c) if x["tied"]]) == 1:
+            # (§5.1) the server picks the leader: most successes counting all their own dice.
+            table = rules.pick_leader(table)
+            c = table.conflict
+            state["rolls"] = {**state["rolls"], "leader": state["rolls"]["participants"][c.leader]}
+        if c.state == ConflictState.ADJUSTING:
+            follow_ups += self._revealed(state, c, rolls)
         return self._result(state, c, table, s, follow_ups=follow_ups, ledger=ledger)
+
+    @staticmethod
+    def _revealed(state: JSON, c: Conflict, rolls: Any) -> list[FollowUpSpec]:
+        """The provisional result under the leader's roll; a group action also says who leads and why."""
+        state["last_change_at"] = _now()
+        leader_roll = _roll_in(rolls, state["rolls"].get("leader"))
+        if leader_roll is None:
+            return []
+        es, en = "Revelado", "Revealed"
+        if c.unclear_leader and c.leader is not None:
+            name = _pc_name(state, c.leader)
+            es += f"; protagonista principal: {name}, los demás ayudan con sus éxitos de disciplina"
+            en += f"; leader: {name}, the others help with their discipline successes"
+        return [_outcome_follow_up(leader_roll, "reveal", es, en, rules.outcome(c))]
+
+    def _step_pick_leader(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
+        """(R, B-AMB-31) a tie for the most successes in a group action: the GM picks among the tied;
+        without a choice, the one who posted first."""
+        p = parse_params(PcParams, params)
+        table = rules.pick_leader(_table(ctx, c, s), None if p.pc is None else str(p.pc))
+        c = table.conflict
+        assert c.leader is not None
+        state["rolls"] = {**state["rolls"], "leader": state["rolls"]["participants"][c.leader]}
+        follow_ups = self._revealed(state, c, ctx.rolls)
+        return self._result(state, c, table, s, follow_ups=follow_ups)
 
     def _step_void(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
         table = rules.void(_table(ctx, c, s))
@@ -654,8 +836,97 @@ class ConflictFlow:
             state, table.conflict, table, s, follow_ups=follow_ups, pending_minor=False, last_change_at=_now()
         )
 
+    def _step_scar(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
+        """The leader's player invokes a scar to reroll one of their pools (§3.6): refused as the rules refuse
+        it (SCAR_AFTER_SHADING, SCAR_ALREADY_INVOKED, SCAR_CROSSED_OUT, POOL_NOT_IN_PLAY...), then the GM
+        confirms the connection; nothing is rolled or marked before that."""
+        p = parse_params(ScarParams, params)
+        self._no_pending_scar(state)
+        size = c.rolled_size(p.pool) if c.leader_roll is not None else 0
+        probe = ScriptedDice([1] * max(size, 1))  # a dry run: the real dice are rolled on the GM's word
+        rules.invoke_scar(_table(ctx, c, s), c.leader or "", p.scar, p.pool, True, probe)
+        pending = {"scar": p.scar, "pool": p.pool}
+        return self._result(state, c, _table(ctx, c, s), s, pending_scar=pending)
+
+    def _step_confirm_scar(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
+        p = parse_params(ConfirmParams, params)
+        pending = state.get("pending_scar")
+        if not pending:
+            refuse("WRONG_STATE", state=c.state.value)
+        assert c.leader is not None
+        name = _pc_name(state, c.leader)
+        table = _table(ctx, c, s)
+        pool = pending["pool"]
+        if p.confirm:  # the sheet may have changed since the proposal (a GM's transform): re-check, dry
+            probe = ScriptedDice([1] * c.rolled_size(pool))
+            rules.invoke_scar(table, c.leader, pending["scar"], pool, True, probe)
+        scars = table.sheet(c.leader).scars
+        scar_text = scars[pending["scar"]].text if pending["scar"] < len(scars) else "?"
+        leader_roll = _roll_in(ctx.rolls, state["rolls"].get("leader"))
+        if not p.confirm:
+            follow_ups = (
+                [
+                    FollowUpSpec(
+                        leader_roll.pk,
+                        "scar_refused",
+                        f"El DJ no acepta la cicatriz «{scar_text}» de {name}",
+                        f"The GM does not accept {name}'s scar '{scar_text}'",
+                    )
+                ]
+                if leader_roll
+                else []
+            )
+            return self._result(state, c, table, s, follow_ups=follow_ups, pending_scar=None)
+        roll = ctx.roll_maker(
+            RollSpec(
+                kind="scar_reroll",
+                data={"pool": pool, "dice": c.rolled_size(pool), "flow": ctx.flow.pk},
+                character_id=int(c.leader),
+                label=f"Conflicto #{ctx.flow.pk}: cicatriz de {name}",
+            )
+        )
+        faces = [int(f) for f in (roll.result.get("pools") or {}).get(pool) or ()]
+        table = rules.invoke_scar(table, c.leader, pending["scar"], pool, True, ScriptedDice(faces))
+        op = LedgerOp(
+            "conflict_scar_invoked",
+            {"flow": ctx.flow.pk, "conflict": dump_conflict(c), "scar_index": pending["scar"], "pool": pool}
+            | {"dice": faces},
+            int(c.leader),
+            f"Conflicto #{ctx.flow.pk}: {scar_text}"[:300],
+            by_rules=True,
+        )
+        before = ", ".join(str(d) for d in c.dice(pool))
+        after = ", ".join(str(d) for d in faces)
+        es = f"{name} invoca la cicatriz «{scar_text}»: {POOL_ES[pool]} pasa de [{before}] a [{after}]"
+        en = f"{name} invokes the scar '{scar_text}': {DOMINANT_PHRASE_EN[pool]} goes from [{before}] to [{after}]"
+        follow_ups = (
+            [_outcome_follow_up(leader_roll, "scar", es, en, rules.outcome(table.conflict))] if leader_roll else []
+        )
+        return self._result(
+            state,
+            table.conflict,
+            table,
+            s,
+            follow_ups=follow_ups,
+            ledger=[op],
+            pending_scar=None,
+            last_change_at=_now(),
+        )
+
+    @staticmethod
+    def _no_pending_scar(state: JSON) -> None:
+        """A proposed scar waits for the GM's answer: no second proposal, no shading, no closing the window
+        under it (the player acted first, and a shading would forbid the scar, B-AMB-20)."""
+        if state.get("pending_scar"):
+            raise _error(
+                "SCAR_PENDING",
+                "Hay una cicatriz esperando la respuesta del DJ.",
+                "A scar is waiting for the GM's answer.",
+            )
+
     def _step_shade(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
         p = parse_params(ShadeParams, params)
+        self._no_pending_scar(state)
         table = rules.shade(_table(ctx, c, s), p.kind, p.pool)  # type: ignore[arg-type]
         op = LedgerOp(
             "conflict_despair_spent",
@@ -672,12 +943,14 @@ class ConflictFlow:
         return self._result(state, table.conflict, table, s, follow_ups=follow_ups, ledger=[op], last_change_at=_now())
 
     def _step_pass(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
+        self._no_pending_scar(state)
         leader_owner = _owner(state, c.leader or "")
         player = ctx.actor.pk == leader_owner and (not ctx.viewer.is_gm or params.get("side") == "player")
         table = rules.pass_turn(_table(ctx, c, s), "player" if player else "gm")
         return self._result(state, table.conflict, table, s)
 
     def _step_resolve(self, ctx: StepContext, state: JSON, c: Conflict, s: Settings, params: JSON) -> StepResult:
+        self._no_pending_scar(state)
         since = state.get("last_change_at")
         timed_out = bool(since) and timezone.now() - datetime.fromisoformat(since) >= timedelta(
             hours=s.adjustment_timeout_hours

@@ -5,7 +5,11 @@
   than the difficulty is an automatic absolute success; otherwise the character's player (the GM for an
   NPC) chooses to roll or to take the partial success / failure offered. The server rolls; a talent-built
   pool may reroll one die (a follow-up under the roll). Then the narration: an absolute success is the
-  player's, anything else the GM's.
+  player's, anything else the GM's. Optional rules, when the campaign switches them on (§6.7, §6.9-§6.11):
+  a player's pool first stays open for a communal die (vetoable by the table under ``veto_on_take``,
+  consumed through the ledger at the lock) and a wild die (won with a bet the GM accepts, rejects or
+  counters; it forces the roll); after a real roll the player may bet for one reckless roll, a new Roll
+  that replaces the old one. Each agreed bet triggers on a rolled failure or critical failure.
 - ``desafio`` (Desafío, an interaction): the GM names the participants (characters, or NPC pools she sets).
   Each participant's controller commits a sealed split of the pool between the left fist (who wins) and
   the right fist (who narrates), and may amend it until the reveal, which is automatic and atomic when the
@@ -44,10 +48,20 @@ from pydantic import ValidationError as PydanticValidationError
 from campaigns import policy
 from campaigns.events import Event, EventType, publish
 from campaigns.models import Membership, Role
+from characters.bindings.event import communal
 from characters.models import Character, CharacterStatus
 from characters.services import pydantic_to_validation_error
-from rolls.bindings.event import ACTION, FIST_TIEBREAK, action_summary, dice_text, reaction_dice, settings_of
-from rolls.flows import JSON, FollowUpSpec, StepContext, StepResult, flow_audience
+from rolls.bindings.event import (
+    ACTION,
+    FIST_TIEBREAK,
+    FlowExtras,
+    action_extras,
+    action_summary,
+    dice_text,
+    outcome_name,
+    settings_of,
+)
+from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, flow_audience
 from rolls.models import Flow, FlowStatus, FlowStep
 from rolls.services import RollSpec
 from systems.dice import ScriptedDice
@@ -56,14 +70,28 @@ from systems.event import desafio as ix_rules
 from systems.event import narration as narr
 from systems.event import reactions as rx
 from systems.event.action import ActionStage, ActionState, Choice, Gate, decline_talent, start_action, talent_reroll
+from systems.event.bets import (
+    Bet,
+    BetKind,
+    BetStatus,
+    gm_accept,
+    gm_counter,
+    gm_reject,
+    player_accept_counter,
+    player_reject_counter,
+    propose_bet,
+)
+from systems.event.communal import one_communal_die
 from systems.event.desafio import DecidedBy, FistResult, Interaction, Participant, Side, Split, Stage, Tiebreak, Verdict
 from systems.event.ladder import Outcome
 from systems.event.pool import PoolBreakdown
 from systems.event.rolling import DiceRules
 from systems.event.settings import EventSettings
 from systems.event.sheet import EventSheet, is_talent, unknown_skill
-from systems.event.veto import CloseReason, VetoWindow, VoteKind
+from systems.event.veto import CloseReason, VetoWindow, VoteKind, close_if_everyone_voted, open_window
 from systems.event.veto import Verdict as VetoVerdict
+from systems.event.veto import cast as veto_cast
+from systems.event.veto import close as veto_close
 
 GM = "GM"  # the GMs' single voice in votes and narrations (the GM counts as one voter, like anyone)
 
@@ -454,7 +482,7 @@ def narration_summary(state: JSON) -> tuple[str, str] | None:
     return None
 
 
-# --- The action flow (§3) -----------------------------------------------------------------------------
+# --- The action flow (§3, with §6.7 communal die, §6.9 reckless roll, §6.10 wild die) ---------------------
 
 
 class ActionStart(BaseModel):
@@ -476,6 +504,21 @@ class TalentIn(BaseModel):
     index: int | None = Field(None, ge=0, le=100)  # None: decline
 
 
+class BetIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: str = Field(min_length=1, max_length=500)
+
+
+# The steps of the optional rules. Their actors do not depend on the stage, so a step taken out of order (or
+# twice) reaches the rules and is refused with a code instead of a bare "not yours".
+CONTROLLER_STEPS = frozenset(
+    {"take_communal", "propose_wild", "propose_reckless", "accept_counter", "reject_counter", "keep_result"}
+)
+GM_BET_STEPS = frozenset({"accept_bet", "reject_bet", "counter_bet"})
+TAKE_VOTE_STEPS = frozenset({"veto_take", "no_veto_take"})
+BET_STEPS = GM_BET_STEPS | {"propose_wild", "propose_reckless", "accept_counter", "reject_counter"}
+
+
 def _action_state(result: JSON, rules: EventSettings) -> ActionState:
     """Rebuild the pure action from the stored roll's result (the roll is the evidence)."""
     b = result["breakdown"]
@@ -494,7 +537,8 @@ def _action_state(result: JSON, rules: EventSettings) -> ActionState:
         stage=ActionStage(result["stage"]),
         rules=DiceRules.for_scope(rules, "actions"),
         talent_eligible=bool(result.get("talent_eligible")),
-        reckless_allowed=False,  # reckless rolls need a bet negotiation: not offered in this flow
+        # The flow runs the reckless roll itself (a new Roll after the bet steps), never the pure one here.
+        reckless_allowed=False,
         choice=Choice(result["choice"]) if result.get("choice") else None,
         outcome=Outcome(result["outcome"]) if result.get("outcome") else None,
         thrown=tuple(result.get("thrown", [])),
@@ -503,8 +547,63 @@ def _action_state(result: JSON, rules: EventSettings) -> ActionState:
     )
 
 
+def bet_json(bet: Bet | None) -> JSON | None:
+    if bet is None:
+        return None
+    return {
+        "kind": bet.kind.value,
+        "player_text": bet.player_text,
+        "status": bet.status.value,
+        "gm_counter_text": bet.gm_counter_text,
+        "terms": bet.terms,
+    }
+
+
+def bet_of(d: JSON | None) -> Bet | None:
+    if not d:
+        return None
+    return Bet(BetKind(d["kind"]), d["player_text"], BetStatus(d["status"]), d.get("gm_counter_text"))
+
+
+BET_NAMES = {BetKind.WILD_DIE: ("dado alocado", "wild die"), BetKind.RECKLESS: ("tirada temeraria", "reckless roll")}
+
+
+def _communal_left(ctx: StepContext) -> int:
+    from characters.services import rules_state
+
+    return communal(rules_state(ctx.flow.campaign))
+
+
+def _communal_empty() -> RulesError:
+    return _refuse("COMMUNAL_EMPTY", "La reserva comunal está vacía.", "The communal pool is empty.")
+
+
+def _npc_not_allowed() -> RulesError:
+    return _refuse(
+        "NPC_NOT_ALLOWED",
+        "Los PNJ no usan la reserva comunal, el dado alocado ni la tirada temeraria.",
+        "NPCs do not use the communal pool, the wild die or the reckless roll.",
+    )
+
+
+def _bet_pending() -> RulesError:
+    return _refuse(
+        "BET_PENDING",
+        "Hay una apuesta sin cerrar: el máster (o el jugador, ante una contraoferta) debe responder antes.",
+        "A bet is still being negotiated: it must be answered first.",
+    )
+
+
 class ActionFlow:
-    """Acción: gate → choice → (talent) → narration (vetoes) → settled."""
+    """Acción: (pool: communal die, wild die) → gate → choice → (talent) → (reckless) → narration → settled.
+
+    The pool stage opens only for a player's character when the campaign switched the communal pool or the
+    wild die on (§3.10 POOL_PENDING): the player takes a communal die (vetoable when ``veto_on_take``) and/or
+    negotiates a wild die's bet, then locks the pool. §6.11's order: extras add up; at the lock the communal
+    die is consumed through the ledger and the gate applies unless the wild die forces a roll; roll and
+    explode; talent; evaluate; the optional reckless roll (its own bet, a new Roll replacing the old one,
+    talent eligible again); then whether each bet triggered, and the narration.
+    """
 
     key = "action"
 
@@ -525,38 +624,300 @@ class ActionFlow:
         if data.reaction_flow:
             used = use_reaction_flow(ctx, data.reaction_flow, character)
             pool = replace(pool, reaction=used["dice"])
-        gate = start_action(pool, data.difficulty, rules)  # refuses a difficulty out of range
+        start_action(pool, data.difficulty, rules)  # refuses a difficulty out of range before anything else
         state: JSON = {
-            "stage": "choice",
+            "stage": "pool",
             "character": character.pk,
             "character_name": character.name,
             "controller": controller(character),
+            "npc": character.is_npc,
             "difficulty": data.difficulty,
             "skill": data.skill,
+            "skill_dice": pool.skill_dice,
+            "talent_built": pool.talent_built,
+            "communal": 0,
+            "wild": 0,
             "pool": pool.total,
-            "gate": gate.gate.value,
-            "offered": [c.value for c in gate.offered],
             "people": _people(ctx),
             "narration_kind": narr.NarrationKind.ACTION_ABSOLUTE.value,
+            "bet": None,
+            "bets": [],
         }
         if used is not None:
             state["reaction_flow"] = used["flow"]
             state["reaction_dice"] = used["dice"]
-        if gate.gate is Gate.AUTO_ABSOLUTE:
-            with reaction_dice(int(state.get("reaction_dice") or 0)):
-                roll = ctx.roll_maker(self._spec(state, Choice.ROLL))  # recorded as automatic: no dice
-            return self._after_roll(ctx, state, roll.result, roll.pk)
-        who = state["controller"]
-        return StepResult(
-            state=state,
-            waiting_for=_waiting(
-                "choose",
-                f"{character.name}: tirar o tomar el resultado ofrecido",
-                f"{character.name}: roll or take the offered outcome",
-                [] if who == "gm" else [who],
-                who == "gm",
-            ),
+        if self._pool_open(state, rules):
+            optional = rules.optional
+            state["extras_on"] = {"communal": optional.communal_pool.enabled, "wild": optional.wild_die.enabled}
+            return StepResult(state=state, waiting_for=self._pool_waiting(state))
+        return self._lock(ctx, state)
+
+    # --- Pool building (§6.7, §6.10) -----------------------------------------------------------------
+
+    @staticmethod
+    def _pool_open(state: JSON, rules: EventSettings) -> bool:
+        """Extras a player may add before the lock: only for a player's character (§8 A-22)."""
+        optional = rules.optional
+        return state["controller"] != "gm" and (optional.communal_pool.enabled or optional.wild_die.enabled)
+
+    @staticmethod
+    def _pool(state: JSON) -> PoolBreakdown:
+        return PoolBreakdown(
+            skill=state.get("skill"),
+            skill_dice=int(state.get("skill_dice") or 0),
+            communal=int(state.get("communal") or 0),
+            reaction=int(state.get("reaction_dice") or 0),
+            wild=int(state.get("wild") or 0),
+            npc=bool(state.get("npc")),
+            talent_built=bool(state.get("talent_built")),
         )
+
+    @staticmethod
+    def _extras(state: JSON, reckless: bool = False) -> FlowExtras:
+        return FlowExtras(
+            reaction=int(state.get("reaction_dice") or 0),
+            communal=bool(state.get("communal")),
+            wild=bool(state.get("wild")),
+            reckless=reckless,
+        )
+
+    @staticmethod
+    def _player(state: JSON) -> list[Any]:
+        who = state["controller"]
+        return [] if who == "gm" else [who]
+
+    def _pool_waiting(self, state: JSON) -> JSON:
+        name = state["character_name"]
+        bet = state.get("bet") or {}
+        if bet.get("status") == BetStatus.PROPOSED:
+            return _waiting(
+                "accept_bet",
+                f"Apuesta de {name} por el dado alocado: aceptar, rechazar o contraofertar",
+                f"{name}'s bet for the wild die: accept, reject or counter",
+                gm=True,
+            )
+        if bet.get("status") == BetStatus.COUNTERED:
+            return _waiting(
+                "accept_counter",
+                f"{name}: aceptar o rechazar la contraoferta del máster",
+                f"{name}: accept or reject the GM's counter",
+                self._player(state),
+            )
+        take = state.get("communal_take")
+        if take and not take.get("closed"):
+            voted = {v for v, _k in take.get("votes", [])}
+            missing = [v for v in take.get("eligible", []) if v not in voted]
+            return _waiting(
+                "veto_take",
+                f"Votos sobre el dado comunal de {name} (¡Veto! o sin objeción); el máster puede cerrar",
+                f"Votes on {name}'s communal die (veto or no objection); the GM may close the vote",
+                [v for v in missing if v != GM],
+                True,
+            )
+        return _waiting(
+            "lock_pool",
+            f"{name}: coger un dado comunal o pedir el dado alocado, y cerrar la reserva",
+            f"{name}: take a communal die or ask for the wild die, then lock the pool",
+            self._player(state),
+        )
+
+    def _take_communal(self, ctx: StepContext, state: JSON, rules: EventSettings) -> JSON:
+        """A player takes one die (at most one per pool); under ``veto_on_take`` the table votes first."""
+        if state.get("communal") or state.get("communal_take"):
+            raise one_communal_die()
+        if _communal_left(ctx) <= 0:
+            raise _communal_empty()  # checked again under the ledger's row lock when the pool locks
+        if not rules.optional.communal_pool.veto_on_take:
+            return {**state, "communal": 1, "pool": state["pool"] + 1}
+        window = open_window(str(state["controller"]), _voters(ctx))
+        return {**state, "communal_take": window_json(window)}
+
+    def _take_vote(self, ctx: StepContext, state: JSON, step: str) -> JSON:
+        window = window_of(state.get("communal_take"))
+        if window is None:
+            raise _out_of_order()
+        voice = _voice(ctx)
+        if step == "close_take_votes":
+            window = veto_close(window, CloseReason.GM)
+        else:
+            window = veto_cast(window, voice, VoteKind.VETO if step == "veto_take" else VoteKind.NO_VETO)
+            window = close_if_everyone_voted(window)
+        state = {**state, "communal_take": window_json(window)}
+        if window.closed and window.verdict is VetoVerdict.ACCEPTED:
+            state = {**state, "communal": 1, "pool": state["pool"] + 1}
+        return state
+
+    def _lock(self, ctx: StepContext, state: JSON) -> StepResult:
+        """§6.11 step 3: lock the pool, consume the communal die, apply the gate unless a wild die forces a roll."""
+        rules = _rules(ctx)
+        if (state.get("bet") or {}).get("status") in (BetStatus.PROPOSED, BetStatus.COUNTERED):
+            raise _bet_pending()
+        take = state.get("communal_take")
+        if take and not take.get("closed"):
+            raise _refuse(
+                "WINDOW_OPEN",
+                "La votación sobre el dado comunal sigue abierta.",
+                "The veto window on the communal take is still open.",
+            )
+        pool = self._pool(state)
+        gate = start_action(pool, int(state["difficulty"]), rules)
+        state = {
+            **state,
+            "stage": "choice",
+            "pool": pool.total,
+            "gate": gate.gate.value,
+            "offered": [c.value for c in gate.offered],
+        }
+        ledger: list[LedgerOp] = []
+        if pool.communal:
+            if _communal_left(ctx) <= 0:
+                raise _communal_empty()
+            take_params: JSON = {}
+            if rules.optional.communal_pool.veto_on_take:
+                take_params["veto_verdict"] = (take or {}).get("verdict")  # the pure rule checks the vote again
+            ledger.append(
+                LedgerOp(
+                    "take_communal_die",
+                    take_params,
+                    character_id=state["character"],
+                    reason=str(_("Dado comunal para una acción de %(name)s") % {"name": state["character_name"]}),
+                    by_rules=True,  # the runner checked the actor; the die is consumed at the lock (§8 A-28)
+                )
+            )
+        if gate.gate in (Gate.AUTO_ABSOLUTE, Gate.FORCED_ROLL):
+            # Automatic: recorded without dice. Forced by the wild die: rolled now, no choice (§6.10, A-31).
+            with action_extras(self._extras(state)):
+                roll = ctx.roll_maker(self._spec(state, Choice.ROLL))
+            result = self._after_roll(ctx, state, roll.result, roll.pk)
+        else:
+            name = state["character_name"]
+            who = state["controller"]
+            result = StepResult(
+                state=state,
+                waiting_for=_waiting(
+                    "choose",
+                    f"{name}: tirar o tomar el resultado ofrecido",
+                    f"{name}: roll or take the offered outcome",
+                    [] if who == "gm" else [who],
+                    who == "gm",
+                ),
+            )
+        return replace(result, ledger=[*ledger, *result.ledger])
+
+    # --- Bets (§6.9, §6.10): the player proposes, the GM accepts, rejects or counters -----------------
+
+    def _bet_step(self, ctx: StepContext, state: JSON, step: str, params: JSON) -> StepResult:
+        stage = state.get("stage")
+        kind = BetKind.WILD_DIE if stage == "pool" else BetKind.RECKLESS
+        current = bet_of(state.get("bet"))
+        if step in ("propose_wild", "propose_reckless"):
+            bet = propose_bet(kind, _parse(BetIn, params).text, current)
+        elif current is None:
+            raise _refuse("NO_BET", "No hay ninguna apuesta que responder.", "There is no bet to answer.")
+        elif step == "accept_bet":
+            bet = gm_accept(current)
+        elif step == "reject_bet":
+            bet = gm_reject(current)
+        elif step == "counter_bet":
+            bet = gm_counter(current, _parse(BetIn, params).text)
+        elif step == "accept_counter":
+            bet = player_accept_counter(current)
+        else:
+            bet = player_reject_counter(current)
+        state = {**state, "bet": bet_json(bet)}
+        if not bet.agreed:
+            waiting = self._pool_waiting(state) if stage == "pool" else self._reckless_waiting(state)
+            return StepResult(state=state, waiting_for=waiting)
+        agreed = {**(bet_json(bet) or {}), "triggered": False}
+        state = {**state, "bet": None, "bets": [*state.get("bets", []), agreed]}
+        if kind is BetKind.WILD_DIE:  # +1 die, at most one per pool (§6.10)
+            state = {**state, "wild": 1, "pool": state["pool"] + 1}
+            return StepResult(state=state, waiting_for=self._pool_waiting(state))
+        return self._reckless_roll(ctx, state)
+
+    def _check_bet_step(self, state: JSON, step: str, rules: EventSettings) -> None:
+        """Each bet step's own refusals, before the stage's: the rule switched off, an NPC, one per pool."""
+        stage = state.get("stage")
+        if step == "propose_wild":
+            if not rules.optional.wild_die.enabled:
+                raise _refuse("WILD_DISABLED", "El dado alocado no está activo en esta campaña.", "Wild die is off.")
+            if state.get("npc"):
+                raise _npc_not_allowed()
+            if state.get("wild"):
+                raise _refuse("ONE_WILD_DIE", "Solo hay un dado alocado por reserva.", "Only one wild die per pool.")
+            if stage != "pool":
+                raise _out_of_order()
+        elif step == "propose_reckless":
+            if not rules.reckless_allowed("action_roll"):
+                raise _refuse(
+                    "RECKLESS_DISABLED",
+                    "La tirada temeraria no está activa en esta campaña.",
+                    "The reckless roll is off in this campaign.",
+                )
+            if state.get("npc"):
+                raise _npc_not_allowed()
+            if stage in ("narration", "done") and not state.get("rolled"):
+                raise _refuse(
+                    "NO_ROLL",
+                    "Un resultado sin tirada no admite tirada temeraria.",
+                    "An outcome without a roll allows no reckless roll.",
+                )
+            if state.get("reckless_used"):
+                raise _refuse(
+                    "RECKLESS_ALREADY_USED",
+                    "Ya hiciste una tirada temeraria en esta acción.",
+                    "You already made a reckless roll on this action.",
+                )
+            if stage != "reckless":
+                raise _out_of_order()
+        elif stage not in ("pool", "reckless"):
+            raise _out_of_order()
+
+    def _reckless_waiting(self, state: JSON) -> JSON:
+        name = state["character_name"]
+        bet = state.get("bet") or {}
+        if bet.get("status") == BetStatus.PROPOSED:
+            return _waiting(
+                "accept_bet",
+                f"Apuesta de {name} por una tirada temeraria: aceptar, rechazar o contraofertar",
+                f"{name}'s bet for a reckless roll: accept, reject or counter",
+                gm=True,
+            )
+        if bet.get("status") == BetStatus.COUNTERED:
+            return _waiting(
+                "accept_counter",
+                f"{name}: aceptar o rechazar la contraoferta del máster",
+                f"{name}: accept or reject the GM's counter",
+                self._player(state),
+            )
+        return _waiting(
+            "propose_reckless",
+            f"{name}: proponer una apuesta para una tirada temeraria, o quedarse con el resultado",
+            f"{name}: propose a bet for a reckless roll, or keep the result",
+            self._player(state),
+        )
+
+    def _reckless_roll(self, ctx: StepContext, state: JSON) -> StepResult:
+        """§6.9: the same pool from scratch (explosions and talent again); the new roll replaces the old
+        one even if worse. The old roll stays as evidence, with a follow-up pointing at its replacement."""
+        old = int(state["roll"])
+        with action_extras(self._extras(state, reckless=True)):
+            roll = ctx.roll_maker(self._spec(state, Choice.ROLL))
+        state = {**state, "reckless_used": True, "superseded_rolls": [*state.get("superseded_rolls", []), old]}
+        follow = FollowUpSpec(
+            old,
+            "reckless",
+            f"Sustituida por una tirada temeraria: {dice_text(roll.result['dice'])} → "
+            + outcome_name(roll.result.get("outcome"), "es"),
+            f"Replaced by a reckless roll: {dice_text(roll.result['dice'])} → "
+            + outcome_name(roll.result.get("outcome"), "en"),
+            data={"replaced_by": roll.pk},
+            character_id=state["character"],
+        )
+        result = self._after_roll(ctx, state, roll.result, roll.pk)
+        return replace(result, follow_ups=[follow, *result.follow_ups])
+
+    # --- Roll, talent, evaluation --------------------------------------------------------------------
 
     @staticmethod
     def _spec(state: JSON, choice: Choice) -> RollSpec:
@@ -566,7 +927,14 @@ class ActionFlow:
         return RollSpec(kind=ACTION, data=data, character_id=state["character"])
 
     def _after_roll(self, ctx: StepContext, state: JSON, result: JSON, roll_id: int) -> StepResult:
-        state = {**state, "roll": roll_id, "outcome": result["outcome"], "dice": result.get("dice", [])}
+        rolled = not result.get("automatic") and result.get("choice") == Choice.ROLL
+        state = {
+            **state,
+            "roll": roll_id,
+            "outcome": result["outcome"],
+            "dice": result.get("dice", []),
+            "rolled": rolled,
+        }
         if result.get("stage") == ActionStage.TALENT_DECISION:
             who = state["controller"]
             return StepResult(
@@ -579,16 +947,56 @@ class ActionFlow:
                     who == "gm",
                 ),
             )
+        return self._evaluated(ctx, state)
+
+    def _evaluated(self, ctx: StepContext, state: JSON) -> StepResult:
+        """§6.11 step 7: a player unhappy with a real roll may ask for one reckless roll (§3.10 EVALUATED)."""
+        rules = _rules(ctx)
+        reckless_open = (
+            rules.reckless_allowed("action_roll")
+            and not state.get("npc")
+            and state["controller"] != "gm"
+            and state.get("rolled")
+            and not state.get("reckless_used")
+        )
+        if reckless_open:
+            state = {**state, "stage": "reckless", "bet": None}
+            return StepResult(state=state, waiting_for=self._reckless_waiting(state))
         return self._to_narration(state)
 
     def _to_narration(self, state: JSON) -> StepResult:
+        """§6.11 step 8: whether each agreed bet triggered (a rolled failure or critical failure), then who
+        narrates. The GM works a triggered bet into her narration of the failure."""
         outcome = state["outcome"]
+        failed = bool(state.get("rolled")) and outcome in (Outcome.FAILURE, Outcome.CRITICAL_FAILURE)
+        bets = [{**b, "triggered": failed} for b in state.get("bets", [])]
+        follow_ups = []
+        for b in bets:
+            if b["triggered"] and state.get("roll"):
+                es, en = BET_NAMES[BetKind(b["kind"])]
+                follow_ups.append(
+                    FollowUpSpec(
+                        state["roll"],
+                        "bet",
+                        f"Apuesta activada ({es}): {b['terms']}",
+                        f"Bet triggered ({en}): {b['terms']}",
+                        data={"bet": b},
+                        character_id=state["character"],
+                    )
+                )
         if outcome == Outcome.ABSOLUTE_SUCCESS and state["controller"] != "gm":
             pending = str(state["controller"])  # the player narrates an absolute success (§3.6)
         else:
             pending = GM
-        state = {**state, "stage": "narration", "narration_pending": pending, "narration": None}
-        return StepResult(state=state, waiting_for=narration_waiting(state))
+        state = {
+            **state,
+            "stage": "narration",
+            "narration_pending": pending,
+            "narration": None,
+            "bets": bets,
+            "bets_triggered": sum(1 for b in bets if b["triggered"]),
+        }
+        return StepResult(state=state, waiting_for=narration_waiting(state), follow_ups=follow_ups)
 
     def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
         state = flow.state
@@ -597,14 +1005,55 @@ class ActionFlow:
             return frozenset({state["controller"]})
         if step in NARRATION_STEPS and stage == "narration":
             return narration_actors(state, step)
-        return frozenset({"gm"}) if step == "cancel" else frozenset()
+        if step in CONTROLLER_STEPS:
+            return frozenset({state["controller"]})
+        if step == "lock_pool":
+            return frozenset({state["controller"], "gm"})
+        if step in GM_BET_STEPS or step in ("close_take_votes", "cancel"):
+            return frozenset({"gm"})
+        if step in TAKE_VOTE_STEPS:
+            take = state.get("communal_take") or {}
+            voices = take.get("eligible") or list(state.get("people", {}))
+            return frozenset(_as_actor(v) for v in voices)
+        return frozenset()
 
     def step(self, ctx: StepContext, step: str, params: JSON) -> StepResult:
         state = dict(ctx.flow.state)
         rules = _rules(ctx)
         stage = state.get("stage")
-        if step == "cancel" and stage == "choice":
+        if step == "cancel" and stage in ("pool", "choice"):  # before the lock nothing was consumed
             return StepResult(state={**state, "stage": "cancelled"}, waiting_for={}, cancelled=True)
+        if step == "take_communal":
+            if not rules.optional.communal_pool.enabled:
+                raise _refuse(
+                    "COMMUNAL_DISABLED",
+                    "La reserva comunal no está activa en esta campaña.",
+                    "The communal pool is off in this campaign.",
+                )
+            if state.get("npc"):
+                raise _npc_not_allowed()
+            if stage != "pool":
+                raise _out_of_order()
+            state = self._take_communal(ctx, state, rules)
+            return StepResult(state=state, waiting_for=self._pool_waiting(state))
+        if step in TAKE_VOTE_STEPS or step == "close_take_votes":
+            if stage != "pool":
+                raise _out_of_order()
+            state = self._take_vote(ctx, state, step)
+            return StepResult(state=state, waiting_for=self._pool_waiting(state))
+        if step in BET_STEPS:
+            self._check_bet_step(state, step, rules)
+            return self._bet_step(ctx, state, step, params)
+        if step == "lock_pool":
+            if stage != "pool":
+                raise _out_of_order()
+            return self._lock(ctx, state)
+        if step == "keep_result":
+            if stage != "reckless":
+                raise _out_of_order()
+            if (state.get("bet") or {}).get("status") in (BetStatus.PROPOSED, BetStatus.COUNTERED):
+                raise _bet_pending()
+            return self._to_narration({**state, "bet": None})
         if step == "choose" and stage == "choice":
             choice = _parse(ChooseIn, params).choice
             if choice.value not in state["offered"]:
@@ -613,7 +1062,7 @@ class ActionFlow:
                     "Esa opción no se ofrece con esta reserva y esta dificultad.",
                     "That choice is not offered with this pool and difficulty.",
                 )
-            with reaction_dice(int(state.get("reaction_dice") or 0)):
+            with action_extras(self._extras(state)):
                 roll = ctx.roll_maker(self._spec(state, choice))
             return self._after_roll(ctx, state, roll.result, roll.pk)
         if step == "talent" and stage == "talent":
@@ -639,8 +1088,8 @@ class ActionFlow:
                     character_id=state["character"],
                 )
             state = {**state, "outcome": pure.outcome.value if pure.outcome else None, "dice": list(pure.dice)}
-            result = self._to_narration(state)
-            return replace(result, follow_ups=[follow])
+            result = self._evaluated(ctx, state)
+            return replace(result, follow_ups=[follow, *result.follow_ups])
         if step in NARRATION_STEPS and stage == "narration":
             before = (state.get("narration") or {}).get("status")
             state = narration_step(ctx, state, step, params, rules)

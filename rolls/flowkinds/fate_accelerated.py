@@ -30,7 +30,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.models import SceneAspect
+from characters.bindings.fate_accelerated import owner_of, sheet_aspect, stored_grants
 from characters.models import Character, CharacterStatus
+from characters.services import rules_state
 from rolls.bindings.fate_accelerated import ACTION_KINDS, faces_text, outcome_words
 from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, parse_params
 from rolls.models import Flow, FlowStatus, Roll
@@ -234,6 +236,7 @@ class InvokeParams(BaseModel):
     justification: str = Field(min_length=1, max_length=500)
     character: int | None = None  # the invoker's character (default: yours in this roll)
     roll: str | None = Field(None, pattern="^(action|defense)$")  # whose number changes (aid/oppose)
+    grant_holder: int | None = None  # an ally's free invocation on a sheet aspect, lent by whoever controls it
 
 
 class VetoParams(BaseModel):
@@ -251,6 +254,7 @@ class SettleParams(BaseModel):
     trade: bool = False  # an attack's success with style: one shift for a boost
     aspect_text: str = Field("", max_length=200)  # the new situation aspect (create)
     scene_aspect: int | None = None  # the aspect discovered, exploited, or removed by an overcome
+    sheet_aspect: str = Field("", max_length=250)  # or a character's aspect discovered or exploited
     boost_actor: str = Field("", max_length=150)
     boost_defender: str = Field("", max_length=150)
     note: str = Field("", max_length=300)  # the cost or twist, in the GM's words
@@ -552,12 +556,33 @@ class ActionFlow:
         owner = ref.split(":", 1)[0]
         character = ctx.characters.get(int(owner)) if owner.isdigit() else None
         if character is not None:
-            for aspect in _sheet(ctx, character).aspects(owner):
-                if aspect.key == ref:
-                    # [P] free invocations held on sheet aspects (a consequence's) are not spent through a
-                    # flow yet: the characters binding has no operation to use them.
-                    return aspect.model_copy(update={"grants": ()}), None
+            # A sheet aspect with its free invocations: a consequence's in its slot (the attacker's, §5.3
+            # step 7), the others' in the campaign state (a create an advantage on the character, §4.3.4).
+            aspect = sheet_aspect(_sheet(ctx, character), ref, rules_state(ctx.flow.campaign))
+            if aspect is not None:
+                return aspect, None
         raise _refuse("aspect_unknown", "No conoces ese aspecto.", "You do not know that aspect.")
+
+    def _grant_holder(
+        self, ctx: StepContext, aspect: Aspect, invoker: str, character: Character | None, p: InvokeParams
+    ) -> tuple[str, bool]:
+        """Whose free invocation on a sheet aspect pays, and whether its holder lets the invoker use it.
+
+        The holder may let an ally use it (§4.3.1): an ally's is lent by whoever controls the ally (a
+        player's two characters, or the GM). The GM side (the GM and every NPC) shares its own.
+        """
+        if p.grant_holder is not None:
+            lender = _character(ctx, p.grant_holder)
+            return str(lender.pk), policy.controls_character(ctx.viewer, lender)
+        if aspect.free_for(invoker) > 0:
+            return invoker, True
+        if invoker == GM or (character is not None and character.is_npc):
+            for grant in aspect.grants:
+                holder = ctx.characters.get(int(grant.holder)) if grant.holder.isdigit() else None
+                gm_side = grant.holder == GM or (holder is not None and holder.is_npc)
+                if gm_side and grant.remaining > 0:
+                    return grant.holder, True
+        return invoker, False
 
     def _invoke(self, ctx: StepContext, state: JSON, params: JSON) -> StepResult:
         p: InvokeParams = parse_params(InvokeParams, _clean(params))
@@ -576,6 +601,10 @@ class ActionFlow:
         fp: int | None = None
         if character is not None and not character.is_npc:
             fp = _sheet(ctx, character).fate_points
+        on_sheet = scene_row is None
+        holder, consents = invoker, False
+        if on_sheet and p.payment is InvokePayment.FREE:
+            holder, consents = self._grant_holder(ctx, aspect, invoker, character, p)
         result = invoke(
             target_roll,
             aspect,
@@ -585,9 +614,23 @@ class ActionFlow:
             invoker_fate_points=fp,
             justification=p.justification,
             dice=ctx.dice,
+            grant_holder=holder if on_sheet else None,
+            holder_consents=consents,
             settings=_settings(ctx),
         )
         ledger: list[LedgerOp] = []
+        sheet_spent = list(state.get("sheet_free_spent", ()))
+        if on_sheet and p.payment is InvokePayment.FREE:
+            used = _used_grant(aspect, result.aspect)
+            spent = {"aspect": aspect.key, "holder": used.holder, "source": used.source}
+            spent["same_roll_stacking"] = used.same_roll_stacking
+            # Spent now, through the ledger, in this step's transaction: the owner's sheet row is locked
+            # and the rules refuse a count below zero, so two windows never spend the same one.
+            ledger.append(
+                LedgerOp("use_free_invocation", spent, owner_of(aspect.key), "invocación gratuita", by_rules=True)
+            )
+            which_roll = "defend" if which == "defense" else "roll"
+            sheet_spent.append({**spent, "roll": which_roll, "index": len(target_roll.invocations)})
         if p.payment is InvokePayment.FATE_POINT and aspect.kind is not AspectKind.BOOST:
             if fp is not None and character is not None:
                 ledger.append(LedgerOp("spend_fate_point", {"amount": 1}, character.pk, "invocación"))
@@ -596,7 +639,9 @@ class ActionFlow:
         if p.payment is InvokePayment.FREE and scene_row is not None:
             free_used[str(scene_row.pk)] = int(free_used.get(str(scene_row.pk), 0)) + 1
         key = "defend" if which == "defense" else "roll"
-        state = {**state, key: roll_to_json(result.roll), "free_used": free_used}
+        state = {**state, key: roll_to_json(result.roll), "free_used": free_used, "sheet_free_spent": sheet_spent}
+        if on_sheet and p.payment is InvokePayment.FREE:
+            state["aspects"] = _with_free_counts(state.get("aspects", ()), aspect.key, -1)
         state.update(self._provisional(state, secret))
         roll_id = state["defend_roll_id"] if which == "defense" else state["roll_id"]
         who = character.name if character is not None else "DJ"
@@ -655,13 +700,29 @@ class ActionFlow:
         free_used = dict(state.get("free_used", {}))
         ledger: list[LedgerOp] = []
         ref = vetoed["aspect_key"]
+        sheet_spent = list(state.get("sheet_free_spent", ()))
         if vetoed["payment"] == InvokePayment.FREE.value and ref.startswith("scene:"):
             free_used[ref[6:]] = max(0, int(free_used.get(ref[6:], 0)) - 1)
-        elif vetoed["payment"] == InvokePayment.FATE_POINT.value and vetoed["invoker"].isdigit():
-            character = ctx.characters.get(int(vetoed["invoker"]))
+        elif vetoed["payment"] == InvokePayment.FREE.value:
+            spent = next(
+                (x for x in sheet_spent if x["roll"] == key and x["index"] == p.invocation and x["aspect"] == ref),
+                None,
+            )
+            if spent is not None:  # the free invocation goes back to its holder, through the ledger
+                sheet_spent.remove(spent)
+                params = {k: spent[k] for k in ("aspect", "holder", "source", "same_roll_stacking")}
+                ledger.append(
+                    LedgerOp("return_free_invocation", params, owner_of(ref), "invocación vetada", by_rules=True)
+                )
+                state["aspects"] = _with_free_counts(state.get("aspects", ()), ref, +1)
+        elif vetoed["payment"] == InvokePayment.FATE_POINT.value:
+            character = ctx.characters.get(int(vetoed["invoker"])) if vetoed["invoker"].isdigit() else None
             if character is not None and not character.is_npc:
                 ledger.append(LedgerOp("gain_fate_point", {"amount": 1}, character.pk, "invocación vetada"))
-        state = {**state, key: data, "free_used": free_used}
+            elif _settings(ctx).gm_fate_point_pool:
+                # §6.7.4: the GM paid from the pool (an NPC's or the GM's own invocation): it comes back.
+                ledger.append(LedgerOp("gm_pool_gain", {"amount": 1}, None, "invocación vetada"))
+        state = {**state, key: data, "free_used": free_used, "sheet_free_spent": sheet_spent}
         state.update(self._provisional(state, secret))
         roll_id = state["defend_roll_id"] if key == "defend" else state["roll_id"]
         text = _aspect_text(ctx, ref)
@@ -710,7 +771,11 @@ class ActionFlow:
                 campaign_services.delete_scene_aspect(actor=ctx.actor, aspect=row)
             else:
                 campaign_services.update_scene_aspect(actor=ctx.actor, aspect=row, free_invocations=left)
-        if action is Action.CREATE_ADVANTAGE and (effects.aspect is not None or effects.grants):
+        ledger: list[LedgerOp] = []
+        on_sheet = bool(p.sheet_aspect.strip()) and (p.ca_mode is not CAMode.CREATE or effects.aspect is None)
+        if action is Action.CREATE_ADVANTAGE and (effects.aspect is not None or effects.grants) and on_sheet:
+            ledger += self._advantage_on_sheet(ctx, settlement, p.sheet_aspect.strip(), words_es, words_en)
+        elif action is Action.CREATE_ADVANTAGE and (effects.aspect is not None or effects.grants):
             existing = None
             if p.ca_mode is not CAMode.CREATE or effects.aspect is None:
                 row = SceneAspect.objects.filter(pk=p.scene_aspect or 0, scene=scene).first()
@@ -818,10 +883,48 @@ class ActionFlow:
                     f"{target.name} absorbs {harm} shift(s) or is taken out",
                 ),
                 follow_ups=[follow_up],
+                ledger=ledger,
             )
         return StepResult(
-            state={**state, "phase": "done"}, secret_state=secret, waiting_for={}, settled=True, follow_ups=[follow_up]
+            state={**state, "phase": "done"},
+            secret_state=secret,
+            waiting_for={},
+            settled=True,
+            follow_ups=[follow_up],
+            ledger=ledger,
         )
+
+    def _advantage_on_sheet(
+        self, ctx: StepContext, settlement: Any, ref: str, words_es: list[str], words_en: list[str]
+    ) -> list[LedgerOp]:
+        """Create an advantage discovering or exploiting a character's aspect (§3.8.1, §4.3.4): its free
+        invocations (and a discovery's reveal) go onto the character's aspect through the ledger."""
+        owner = ref.split(":", 1)[0]
+        character = ctx.characters.get(int(owner)) if owner.isdigit() else None
+        aspect = None
+        if character is not None:
+            aspect = sheet_aspect(_sheet(ctx, character), ref, rules_state(ctx.flow.campaign))
+        if character is None or aspect is None:
+            raise _refuse("aspect_required", "Indica el aspecto afectado.", "Name the aspect concerned.")
+        created = apply_advantage(settlement, aspect=aspect, opponent=GM)
+        assert created is not None
+        reveal = aspect.hidden and not created.hidden
+        ledger = []
+        for grant in created.grants[len(aspect.grants) :]:
+            params = {
+                "aspect": ref,
+                "holder": grant.holder,
+                "source": grant.source,
+                "same_roll_stacking": grant.same_roll_stacking,
+                "count": grant.remaining,
+                "reveal": reveal,
+            }
+            ledger.append(LedgerOp("grant_free_invocations", params, character.pk, "crear una ventaja", by_rules=True))
+            who = _name(ctx, grant.holder)
+            n = grant.remaining
+            words_es.append(f"«{aspect.text}» de {character.name}: {n} invocación(es) gratuita(s) de {who}")
+            words_en.append(f"{character.name}'s '{aspect.text}': {n} free invocation(s) held by {who}")
+        return ledger
 
     def _absorb(self, ctx: StepContext, state: JSON, params: JSON) -> StepResult:
         p: AbsorbParams = parse_params(AbsorbParams, _clean(params, lists=("slots",)))
@@ -886,15 +989,49 @@ class ActionFlow:
 
 
 def _aspect_choices(ctx: StepContext, characters: list[Character | None]) -> list[JSON]:
-    """The sheet aspects of the characters in the roll that everyone knows (for the invoke form)."""
+    """The sheet aspects everyone knows, for the invoke form: those of the characters in the roll, and
+    any other sheet aspect carrying free invocations (a consequence someone inflicted), with their count."""
+    state = rules_state(ctx.flow.campaign)
+    in_roll = {c.pk for c in characters if c is not None}
     choices = []
-    for character in characters:
-        if character is None:
+    for character in sorted(ctx.characters.values(), key=lambda c: c.pk):
+        if character.status != CharacterStatus.APPROVED:
             continue
-        for aspect in _sheet(ctx, character).aspects(str(character.pk)):
-            if not aspect.hidden:
-                choices.append({"ref": aspect.key, "text": aspect.text, "character": character.name})
+        sheet = _sheet(ctx, character)
+        for aspect in sheet.aspects(str(character.pk)):
+            if aspect.kind is not AspectKind.CONSEQUENCE:
+                aspect = aspect.model_copy(update={"grants": stored_grants(state, aspect.key)})
+            free = sum(g.remaining for g in aspect.grants)
+            if aspect.hidden or (character.pk not in in_roll and free == 0):
+                continue
+            holders = sorted({_name(ctx, g.holder) for g in aspect.grants if g.remaining > 0})
+            choices.append(
+                {
+                    "ref": aspect.key,
+                    "text": aspect.text,
+                    "character": character.name,
+                    "free": free,
+                    "holders": ", ".join(holders),
+                }
+            )
     return choices
+
+
+def _with_free_counts(choices: Any, ref: str, delta: int) -> list[JSON]:
+    """The invoke form's choices after one free invocation on ``ref`` was spent (-1) or given back (+1)."""
+    return [{**c, "free": max(0, int(c.get("free", 0)) + delta)} if c["ref"] == ref else dict(c) for c in choices]
+
+
+def _used_grant(before: Aspect, after: Aspect) -> FreeInvocationGrant:
+    """The free-invocation record the rules spent (the one whose count went down)."""
+    for old, new in zip(before.grants, after.grants, strict=True):
+        if new.remaining < old.remaining:
+            return old
+    raise AssertionError("a free invocation was accepted without spending a grant")
+
+
+def _gm_pool(ctx: StepContext) -> int:
+    return int(rules_state(ctx.flow.campaign).get("gm_fate_points", 0))
 
 
 def _aspect_text(ctx: StepContext, ref: str) -> str:
@@ -1046,9 +1183,16 @@ class CompelFlow:
         if step == "deliver" and state["phase"] == "accepted":
             return self._deliver(ctx, state, compel)
         if step == "refuse" and state["phase"] == "offered":
-            fp = 0 if target.is_npc else _sheet(ctx, target).fate_points
-            done = pure_compels.refuse_compel(compel, fp if not target.is_npc else 1)
-            ledger = [] if target.is_npc else [LedgerOp("refuse_compel", {}, target.pk, "forzado rechazado")]
+            ledger = [LedgerOp("refuse_compel", {}, target.pk, "forzado rechazado")]
+            if target.is_npc:
+                # §6.7.4: with the GM's pool an NPC refusing pays from it (none left, no refusal); without
+                # it the GM's fate points are unlimited. A PC's refusal point leaves play (A-09).
+                pool = _settings(ctx).gm_fate_point_pool
+                fp = _gm_pool(ctx) if pool else 1
+                ledger = [LedgerOp("gm_pool_spend", {"amount": 1}, None, "forzado rechazado")] if pool else []
+            else:
+                fp = _sheet(ctx, target).fate_points
+            done = pure_compels.refuse_compel(compel, fp)
             return StepResult(
                 state={**state, "phase": "refused", "compel": compel_to_json(done.compel)},
                 waiting_for={},
@@ -1071,6 +1215,10 @@ class CompelFlow:
         target = ctx.characters[int(compel.target)]
         if not target.is_npc:
             ledger.append(LedgerOp("accept_compel", {}, target.pk, "forzado aceptado"))
+        elif compel.fp_source != GM and _settings(ctx).gm_fate_point_pool:
+            # §6.7.4: the fate point a player pays to compel an NPC's aspect goes to the GM's pool ([P] at
+            # once: the flow cannot tell whether the compel ends the scene).
+            ledger.append(LedgerOp("gm_pool_gain", {"amount": 1}, None, "forzado a un PNJ"))
         return StepResult(state={**state, "phase": "delivered"}, waiting_for={}, settled=True, ledger=ledger)
 
 

@@ -14,6 +14,12 @@ and the GM closes the window. Then each kind goes on:
 - ``advantage`` (maniobra): a maneuver on a character (the target accepts the aspect or pays a PD to avoid
   it, then the GM places it, fragile or sticky) or on the scene (the GM places a scene aspect); the creator
   gets its free invocation.
+- ``declaration`` (hacer una declaración, §4.7; provocar un efecto with one's own aspect, §4.6): a player
+  asks to make a small fact true; the GM approves (1 PD) or vetoes (nothing spent, A34).
+
+Inside every window a side may also *guess* an aspect it suspects (adivinar aspectos, §4.11: the PD is
+charged at once, the GM rules close enough / miss / deceived), and the holder of *spin* (§3.6, a defence
+won by 3 or more in the scene's previous action) may put +1 or −1 on one roll of this, the very next action.
 
 State is JSON rebuilt into the pure types (``RollState``, ``Compel``) at each step; the rules decide.
 """
@@ -57,22 +63,32 @@ from systems.fate_sotc.compels import (
     decline_compel,
     escalate_compel,
 )
+from systems.fate_sotc.conflict import Spin, apply_spin
 from systems.fate_sotc.defeat import resolve_concession
 from systems.fate_sotc.dice import FateDice
 from systems.fate_sotc.errors import fate_error
-from systems.fate_sotc.fate_points import Wallet
+from systems.fate_sotc.fate_points import FpKind, FpRequest, Wallet, approve_request, request_spend, veto_request
+from systems.fate_sotc.guessing import Guess, GuessRuling, rule_guess, start_guess
 from systems.fate_sotc.invocation import InvokeMode, Payment, RollState, buy_advantage, close_window, invoke
 from systems.fate_sotc.ladder import ladder_label
 from systems.fate_sotc.maneuvers import resolve_maneuver_on_character
 from systems.fate_sotc.operations import TakeHitParams, take_hit
-from systems.fate_sotc.resolution import Track, resolve_attack, resolve_opposed, resolve_simple
+from systems.fate_sotc.resolution import (
+    Modifier,
+    ModifierSource,
+    Track,
+    resolve_attack,
+    resolve_opposed,
+    resolve_simple,
+)
 from systems.fate_sotc.settings import FateSotcSettings
 from systems.fate_sotc.sheet import FateSotcSheet
 from systems.fate_sotc.stress import Marked, apply_hit
 
 JSON = dict[str, Any]
 GM = "gm"
-WINDOW_STEPS = ("invoke", "approve", "reject", "advantage", "close")
+WINDOW_STEPS = ("invoke", "approve", "reject", "advantage", "close", "guess", "rule_guess", "spin")
+ROLLING_KINDS = ("invocation", "attack", "advantage")  # the flows that are an action with a roll
 
 
 def _err(code: str, es: str, en: str, **details: Any) -> RulesError:
@@ -156,6 +172,33 @@ class AdvantageStartIn(_In):
     defense_skill: str = Field(default="", max_length=40)
     difficulty: int | None = Field(default=None, ge=-10, le=20)
     text: str = Field(min_length=1, max_length=120)
+
+
+class GuessIn(_In):
+    side: str = Field(default="a", pattern="^[ab]$")
+    text: str = Field(min_length=1, max_length=120)  # the aspect the side suspects
+    justification: str = Field(min_length=1, max_length=500)  # "there must always be a justification"
+    mode: InvokeMode = InvokeMode.BONUS
+
+
+class RuleGuessIn(_In):
+    guess: int | None = None
+    ruling: GuessRuling
+    aspect: str = Field(default="", max_length=80)  # close enough: the real aspect
+    deceiver: int | None = None
+    returns_point: bool = False  # deceived: the deceiver gives the point back
+    place_text: str = Field(default="", max_length=120)  # ... and may place how they fooled the guesser
+
+
+class SpinIn(_In):
+    side: str = Field(default="a", pattern="^[ab]$")
+    sign: int = Field(ge=-1, le=1)
+
+
+class DeclarationStartIn(_In):
+    character: int
+    text: str = Field(min_length=1, max_length=500)
+    aspect: str = Field(default="", max_length=80)  # an own aspect: invoke for effect (§4.6)
 
 
 class PlaceIn(_In):
@@ -286,7 +329,9 @@ def side_actor(state: JSON, side: str) -> str | int:
 
 
 def window_waiting(state: JSON) -> JSON:
-    """While the window is open the GM closes it, or approves the oldest request."""
+    """While the window is open the GM closes it, or approves the oldest request, or rules a guess."""
+    if state.get("guesses"):
+        return waiting("rule_guess", GM, "El DJ juzga el aspecto adivinado", "The GM rules on the guessed aspect")
     if state.get("requests"):
         return waiting("approve", GM, "Aprobar o rechazar la invocación", "Approve or reject the invocation")
     return waiting(
@@ -298,10 +343,13 @@ def window_waiting(state: JSON) -> JSON:
 
 
 def window_actors(state: JSON, step: str) -> frozenset[str | int]:
-    if step in ("invoke", "advantage"):
+    if step in ("invoke", "advantage", "guess"):
         return frozenset({GM, *(s["actor"] for s in state.get("sides", {}).values())})
-    if step in ("approve", "reject", "close"):
+    if step in ("approve", "reject", "close", "rule_guess"):
         return frozenset({GM})
+    spin = state.get("spin_use") or {}
+    if step == "spin" and spin.get("status") == "available":
+        return frozenset({GM, spin["actor"]})
     return frozenset()
 
 
@@ -571,8 +619,14 @@ class Window:
             )
             op = LedgerOp("fp_advantage", {}, character.pk, "Ganar una ventaja (+1)")
             return StepResult(state, window_waiting(state), follow_ups=[follow], ledger=[op])
+        if step == "guess":
+            return self._guess(ctx, state, parse(GuessIn, params))
+        if step == "rule_guess":
+            return self._rule_guess(ctx, state, parse(RuleGuessIn, params))
+        if step == "spin":
+            return self._spin(ctx, state, parse(SpinIn, params))
         if step == "close":
-            if state.get("requests"):
+            if state.get("requests") or state.get("guesses"):
                 raise _err(
                     "requests_pending",
                     "Aprueba o rechaza antes las invocaciones pendientes.",
@@ -649,12 +703,168 @@ class Window:
         )
         return StepResult(state, window_waiting(state), follow_ups=[follow])
 
+    def _guess(self, ctx: StepContext, state: JSON, chosen: GuessIn) -> StepResult:
+        """§4.11: invoke an aspect one suspects exists; the PD is charged now (A34), the GM rules next."""
+        side = state["sides"].get(chosen.side)
+        if side is None or side["character_id"] is None:
+            raise _err("no_character", "Ese bando no tiene personaje.", "That side has no character.")
+        character = character_of(ctx, side["character_id"])
+        if not may_speak_for(ctx, character):
+            raise _err(
+                "not_your_side", "Solo puedes adivinar para tu propia tirada.", "You may only guess on your roll."
+            )
+        start_guess(str(character.pk), chosen.text, wallet_of(character))  # refuses without a PD
+        number = int(state.get("next_request", 1))
+        state["next_request"] = number + 1
+        guess = {"id": number, "side": chosen.side, "text": chosen.text, "mode": chosen.mode.value}
+        state["guesses"] = [*state.get("guesses", []), {**guess, "justification": chosen.justification}]
+        op = LedgerOp(FpKind.GUESS.value, {}, character.pk, f"Adivinar «{chosen.text}»"[:300])
+        follow = FollowUpSpec(
+            side["roll_id"],
+            "guess",
+            f"{character.name} cree que hay «{chosen.text}» y lo invoca (1 PD): {chosen.justification}"[:300],
+            f"{character.name} suspects '{chosen.text}' and invokes it (1 PD): {chosen.justification}"[:300],
+            data={"side": chosen.side, "text": chosen.text, "guess": number},
+            character_id=character.pk,
+        )
+        return StepResult(state, window_waiting(state), follow_ups=[follow], ledger=[op])
+
+    def _rule_guess(self, ctx: StepContext, state: JSON, chosen: RuleGuessIn) -> StepResult:
+        guesses = list(state.get("guesses", []))
+        ids = [g["id"] for g in guesses]
+        if not guesses or (chosen.guess is not None and chosen.guess not in ids):
+            raise _err("no_guess", "No hay ningún aspecto adivinado pendiente.", "There is no pending guess.")
+        guess = guesses.pop(ids.index(chosen.guess) if chosen.guess is not None else 0)
+        side = state["sides"][guess["side"]]
+        guesser = character_of(ctx, side["character_id"])
+        real, where = None, None
+        if chosen.ruling is GuessRuling.CLOSE_ENOUGH:
+            if not chosen.aspect:
+                raise _err("aspect_required", "Indica el aspecto real.", "Name the real aspect.")
+            real, where = resolve_aspect(ctx, chosen.aspect, str(guesser.pk))
+        deceiver = character_of(ctx, chosen.deceiver) if chosen.deceiver is not None else None
+        mode = InvokeMode(guess["mode"])
+        dice = None
+        if real is not None and mode is InvokeMode.REROLL:
+            reroll = ctx.roll_maker(
+                RollSpec(kind="effort", data={"skill": side.get("skill") or None}, character_id=guesser.pk)
+            )
+            dice = ScriptedDice(reroll.result["sides"][0]["dice"]["d6"])
+        placed_id = f"deception-{ctx.flow.pk}-{guess['id']}"
+        outcome = rule_guess(
+            Guess(str(guesser.pk), guess["text"]),
+            wallet_of(guesser),
+            chosen.ruling,
+            real_aspect=real,
+            roll=roll_state_of(side) if real is not None else None,
+            mode=mode,
+            dice=dice,
+            deceiver_id=str(deceiver.pk) if deceiver else None,
+            deceiver_returns_point=chosen.returns_point,
+            deceiver_places_aspect=bool(chosen.place_text.strip()),
+            placed_aspect_id=placed_id,
+            placed_text=chosen.place_text.strip(),
+            scene_id=str(ctx.flow.scene_id),
+            settings=cfg(ctx),
+        )
+        state["guesses"] = guesses
+        ops: list[LedgerOp] = []
+        reason = f"Adivinar «{guess['text']}»"[:300]
+        name = guesser.name
+        if outcome.roll is not None and real is not None and where is not None and outcome.revealed is not None:
+            new_side = {**side, **roll_state_json(outcome.roll)}
+            state["sides"] = {**state["sides"], guess["side"]: new_side}
+            ops += written_back(ctx, where, real, outcome.revealed, False)
+            label_es, label_en = effort_words(new_side)
+            es = f"El DJ da por buena la suposición: es «{real.text}»; {name} lo invoca con ese PD; esfuerzo {label_es}"
+            en = f"The GM rules it close enough: it is '{real.text}'; {name} invokes it with that PD; effort {label_en}"
+        elif chosen.ruling is GuessRuling.MISS_NOT_SECRET:
+            ops.append(LedgerOp(FpKind.GUESS_REFUND.value, {}, guesser.pk, reason))
+            es, en = f"No existe; {name} recupera su PD", f"No such aspect; {name} gets the PD back"
+        elif chosen.ruling is GuessRuling.MISS_SECRET:
+            es, en = "No existe, y eso dice algo: el PD se pierde", "No such aspect, and that tells something: PD spent"
+        elif outcome.guesser.fate_points > wallet_of(guesser).fate_points:
+            ops.append(LedgerOp(FpKind.DECEIVER_RETURNS_POINT.value, {}, guesser.pk, reason))
+            es, en = f"Era un engaño; el engañador devuelve el PD a {name}", f"A deception; {name} gets the PD back"
+            if outcome.placed is not None:
+                aspect = outcome.placed.model_dump(mode="json")
+                ops.append(LedgerOp("add_temporary_aspect", {"aspect": aspect}, guesser.pk, reason))
+                es += f" y le deja «{outcome.placed.text}»"
+                en += f" and leaves them '{outcome.placed.text}'"
+        else:
+            es, en = f"Era un engaño; {name} pierde el PD", f"A deception; {name} loses the PD"
+        follow = FollowUpSpec(
+            side["roll_id"],
+            "guess_ruled",
+            es[:300],
+            en[:300],
+            data={"guess": guess["id"], "ruling": chosen.ruling.value},
+            result=result_now(state, guess["side"]),
+            character_id=guesser.pk,
+        )
+        return StepResult(state, window_waiting(state), follow_ups=[follow], ledger=ops)
+
+    def _spin(self, ctx: StepContext, state: JSON, chosen: SpinIn) -> StepResult:
+        """§3.6 [PROPOSED·SotC]: +1 or −1 on any single roll of the very next action, once."""
+        spin = dict(state.get("spin_use") or {})
+        if not spin:
+            raise fate_error("spin_expired", holder="")
+        if chosen.sign == 0:
+            raise fate_error("invalid_value", sign=0)
+        side = state["sides"].get(chosen.side)
+        if side is None:
+            raise out_of_order()
+        used, _effort = apply_spin(Spin(str(spin["holder"]), spin["status"]), int(side["effort"]), chosen.sign)
+        rs = roll_state_of(side)
+        rs = replace(rs, modifiers=(*rs.modifiers, Modifier(ModifierSource.SPIN, chosen.sign, str(spin["holder"]))))
+        new_side = {**side, **roll_state_json(rs)}
+        state["sides"] = {**state["sides"], chosen.side: new_side}
+        state["spin_use"] = {**spin, "status": used.status}
+        label_es, label_en = effort_words(new_side)
+        sign = f"{chosen.sign:+d}"
+        follow = FollowUpSpec(
+            side["roll_id"],
+            "spin",
+            f"{spin['name']} usa su ventaja de la defensa ({sign}) en {side_name(side)}; esfuerzo {label_es}",
+            f"{spin['name']} uses their spin ({sign}) on {side_name(side)}; effort {label_en}",
+            data={"side": chosen.side, "sign": chosen.sign, "holder": spin["holder"]},
+            result=result_now(state, chosen.side),
+        )
+        return StepResult(state, window_waiting(state), follow_ups=[follow])
+
     def after_close(self, ctx: StepContext, state: JSON) -> StepResult:  # pragma: no cover - overridden
         raise NotImplementedError
 
 
 def open_window(ctx: StepContext, state: JSON) -> JSON:
-    return with_choices(ctx, {**state, "phase": "window", "requests": [], "next_request": 1})
+    state = {**state, "phase": "window", "requests": [], "next_request": 1}
+    spin = spin_available(ctx)
+    if spin:  # (``spin`` is what an attack earns; ``spin_use`` what this action may use)
+        state["spin_use"] = spin
+    return with_choices(ctx, state)
+
+
+def spin_available(ctx: StepContext) -> JSON:
+    """The spin this action may use (§3.6): earned by the defender in the scene's previous action (the last
+    rolling flow opened before this one); any later action finds it lapsed."""
+    previous = (
+        Flow.objects.filter(scene_id=ctx.flow.scene_id, kind__in=ROLLING_KINDS, pk__lt=ctx.flow.pk)
+        .exclude(status=FlowStatus.CANCELLED)
+        .order_by("-pk")
+        .first()
+    )
+    if previous is None or previous.kind != "attack" or previous.state.get("spin") is not True:
+        return {}
+    b = previous.state["sides"]["b"]
+    if b.get("character_id") is None:
+        return {}
+    return {
+        "holder": b["character_id"],
+        "name": b["name"],
+        "actor": b["actor"],
+        "from_flow": previous.pk,
+        "status": "available",
+    }
 
 
 def with_choices(ctx: StepContext, state: JSON) -> JSON:
@@ -1264,11 +1474,87 @@ class AdvantageFlow(Window):
         raise out_of_order()
 
 
+# --- declaration -----------------------------------------------------------------------------------------
+
+
+class DeclarationFlow:
+    """§4.7 (and §4.6 with one's own aspect): ask, then the GM approves (1 PD) or vetoes (free, A34)."""
+
+    key = "declaration"
+
+    def start(self, ctx: StepContext, params: JSON) -> StepResult:
+        chosen = parse(DeclarationStartIn, params)
+        character = character_of(ctx, chosen.character)
+        if not may_speak_for(ctx, character):
+            raise _err(
+                "not_your_character",
+                "Solo puedes declarar con tu propio personaje.",
+                "You may only declare with your own character.",
+            )
+        kind, aspect_text = FpKind.DECLARATION, ""
+        if chosen.aspect:
+            aspect, _where = resolve_aspect(ctx, chosen.aspect, str(character.pk))
+            if aspect.owner_character_id != str(character.pk):
+                raise _err(
+                    "not_own_aspect",
+                    "Para provocar un efecto con un aspecto ajeno hay que forzarlo (§4.6).",
+                    "Invoking for effect with someone else's aspect sets up a compel (§4.6).",
+                )
+            kind, aspect_text = FpKind.INVOKE_EFFECT_OWN, aspect.text
+        request_spend(kind, wallet_of(character))  # refused now without a PD; paid only on approval
+        state = {
+            "phase": "requested",
+            "character": character.pk,
+            "name": character.name,
+            "actor": actor_of(character),
+            "text": chosen.text.strip(),
+            "kind": kind.value,
+            "aspect_text": aspect_text,
+        }
+        return StepResult(state, self._waiting(state))
+
+    @staticmethod
+    def _waiting(state: JSON) -> JSON:
+        return waiting(
+            "approve",
+            GM,
+            f"El DJ aprueba o veta la declaración de {state['name']}",
+            f"The GM approves or vetoes {state['name']}'s declaration",
+        )
+
+    def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
+        if flow.state.get("phase") != "requested":
+            return frozenset()
+        if step in ("approve", "veto"):
+            return frozenset({GM})
+        if step == "withdraw":
+            return frozenset({flow.state["actor"], GM})
+        return frozenset()
+
+    def step(self, ctx: StepContext, step: str, params: JSON) -> StepResult:
+        state = dict(ctx.flow.state)
+        if state.get("phase") != "requested":
+            raise out_of_order()
+        character = character_of(ctx, state["character"])
+        request = FpRequest(FpKind(state["kind"]), 1)
+        if step == "approve":
+            approve_request(request, wallet_of(character))  # refuses if the PD was spent meanwhile
+            op = LedgerOp(state["kind"], {"gm_approved": True}, character.pk, f"Declaración: {state['text']}"[:300])
+            return StepResult({**state, "phase": "approved"}, {}, settled=True, ledger=[op])
+        if step == "veto":
+            veto_request(request)
+            return StepResult({**state, "phase": "vetoed"}, {}, settled=True)
+        if step == "withdraw":
+            return StepResult({**state, "phase": "withdrawn"}, {}, cancelled=True)
+        raise out_of_order()
+
+
 FLOW_KINDS = {
     "invocation": InvocationFlow(),
     "compel": CompelFlow(),
     "attack": AttackFlow(),
     "advantage": AdvantageFlow(),
+    "declaration": DeclarationFlow(),
 }
 
 __all__ = ["FLOW_KINDS", "FlowStatus", "aspect_choices"]
