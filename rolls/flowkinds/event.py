@@ -686,14 +686,15 @@ class ActionFlow:
         who = state["controller"]
         return [] if who == "gm" else [who]
 
-    def _pool_waiting(self, state: JSON) -> JSON:
+    def _bet_waiting(self, state: JSON, es_for: str, en_for: str) -> JSON | None:
+        """Who an open bet (wild die or reckless roll: one negotiation, §6.10) waits for; None without one."""
         name = state["character_name"]
         bet = state.get("bet") or {}
         if bet.get("status") == BetStatus.PROPOSED:
             return _waiting(
                 "accept_bet",
-                f"Apuesta de {name} por el dado alocado: aceptar, rechazar o contraofertar",
-                f"{name}'s bet for the wild die: accept, reject or counter",
+                f"Apuesta de {name} por {es_for}: aceptar, rechazar o contraofertar",
+                f"{name}'s bet for {en_for}: accept, reject or counter",
                 gm=True,
             )
         if bet.get("status") == BetStatus.COUNTERED:
@@ -703,6 +704,13 @@ class ActionFlow:
                 f"{name}: accept or reject the GM's counter",
                 self._player(state),
             )
+        return None
+
+    def _pool_waiting(self, state: JSON) -> JSON:
+        name = state["character_name"]
+        betting = self._bet_waiting(state, "el dado alocado", "the wild die")
+        if betting is not None:
+            return betting
         take = state.get("communal_take")
         if take and not take.get("closed"):
             voted = {v for v, _k in take.get("votes", [])}
@@ -875,21 +883,9 @@ class ActionFlow:
 
     def _reckless_waiting(self, state: JSON) -> JSON:
         name = state["character_name"]
-        bet = state.get("bet") or {}
-        if bet.get("status") == BetStatus.PROPOSED:
-            return _waiting(
-                "accept_bet",
-                f"Apuesta de {name} por una tirada temeraria: aceptar, rechazar o contraofertar",
-                f"{name}'s bet for a reckless roll: accept, reject or counter",
-                gm=True,
-            )
-        if bet.get("status") == BetStatus.COUNTERED:
-            return _waiting(
-                "accept_counter",
-                f"{name}: aceptar o rechazar la contraoferta del máster",
-                f"{name}: accept or reject the GM's counter",
-                self._player(state),
-            )
+        betting = self._bet_waiting(state, "una tirada temeraria", "a reckless roll")
+        if betting is not None:
+            return betting
         return _waiting(
             "propose_reckless",
             f"{name}: proponer una apuesta para una tirada temeraria, o quedarse con el resultado",
