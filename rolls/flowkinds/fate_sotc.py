@@ -643,15 +643,20 @@ class Window:
             return replace(result, ledger=[*release, *result.ledger])
         raise out_of_order()
 
-    def _invoke(self, ctx: StepContext, state: JSON, chosen: InvokeIn) -> StepResult:
-        side = state["sides"].get(chosen.side)
+    def _own_side(self, ctx: StepContext, state: JSON, side_key: str) -> tuple[JSON, Character]:
+        """The side a step acts on and its character, refused unless the actor speaks for that character."""
+        side = state["sides"].get(side_key)
         if side is None or side["character_id"] is None:
             raise _err("no_character", "Ese bando no tiene personaje.", "That side has no character.")
         character = character_of(ctx, side["character_id"])
         if not may_speak_for(ctx, character):
             raise _err(
-                "not_your_side", "Solo puedes invocar para tu propia tirada.", "You may only invoke on your own roll."
+                "not_your_side", "Solo puedes actuar sobre tu propia tirada.", "You may only act on your own roll."
             )
+        return side, character
+
+    def _invoke(self, ctx: StepContext, state: JSON, chosen: InvokeIn) -> StepResult:
+        side, character = self._own_side(ctx, state, chosen.side)
         aspect, _where = resolve_aspect(ctx, chosen.aspect, str(character.pk))
         # Refuse now what the rules would refuse on approval (the GM's approval is the only missing piece).
         rs = roll_state_of(side)
@@ -705,14 +710,7 @@ class Window:
 
     def _guess(self, ctx: StepContext, state: JSON, chosen: GuessIn) -> StepResult:
         """§4.11: invoke an aspect one suspects exists; the PD is charged now (A34), the GM rules next."""
-        side = state["sides"].get(chosen.side)
-        if side is None or side["character_id"] is None:
-            raise _err("no_character", "Ese bando no tiene personaje.", "That side has no character.")
-        character = character_of(ctx, side["character_id"])
-        if not may_speak_for(ctx, character):
-            raise _err(
-                "not_your_side", "Solo puedes adivinar para tu propia tirada.", "You may only guess on your roll."
-            )
+        side, character = self._own_side(ctx, state, chosen.side)
         start_guess(str(character.pk), chosen.text, wallet_of(character))  # refuses without a PD
         number = int(state.get("next_request", 1))
         state["next_request"] = number + 1
