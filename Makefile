@@ -47,6 +47,7 @@ test-services: install
 lint: install
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m mypy .
 
 format: install
 	$(PY) -m ruff check --fix .

@@ -101,7 +101,7 @@ class Conflict:
     def dice(self, pool: PlayerPool) -> tuple[int, ...]:
         """The leader's dice of ``pool`` now: a scar reroll replaces the rolled dice."""
         assert self.leader_roll is not None
-        current = getattr(self.leader_roll, pool)
+        current: tuple[int, ...] = getattr(self.leader_roll, pool)
         for rerolled_pool, dice in self.rerolls:
             if rerolled_pool == pool:
                 current = dice
@@ -412,7 +412,7 @@ def pass_turn(table: Table, side: Side) -> Table:
     require_state(c, ConflictState.ADJUSTING)
     passed = tuple(sorted({*c.passed, side}))
     state = ConflictState.SETTLING if set(passed) == {"player", "gm"} else c.state
-    return replace(table, conflict=replace(c, passed=passed, state=state))  # type: ignore[arg-type]
+    return replace(table, conflict=replace(c, passed=passed, state=state))
 
 
 def gm_resolve(table: Table, player_notified_and_timed_out: bool = False) -> Table:

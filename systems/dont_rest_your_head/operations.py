@@ -356,7 +356,7 @@ OPERATIONS: tuple[Operation, ...] = (
         P,
         ShadeParams,
         lambda st, p, s=None, dice=None: conflict.shade(st, p.kind, p.pool),
-    ),  # type: ignore[arg-type]
+    ),
     _op(
         "conflict_invoke_scar",
         "Invocar cicatriz",
@@ -366,7 +366,7 @@ OPERATIONS: tuple[Operation, ...] = (
         lambda st, p, s=None, dice=None: conflict.invoke_scar(
             st, p.by_pc, p.scar_index, p.pool, p.gm_confirms, _dice(dice)
         ),
-    ),  # type: ignore[arg-type]
+    ),
     _op(
         "conflict_pass", "Pasar", "Pass", P, PassParams, lambda st, p, s=None, dice=None: conflict.pass_turn(st, p.side)
     ),

@@ -70,7 +70,7 @@ def discipline_benefit_options(sheet: Sheet) -> tuple[DisciplineBenefit, ...]:
 
 def box_options(sheet: Sheet, settings: Settings = DEFAULT_SETTINGS) -> tuple[BoxKind, ...]:
     free = free_boxes(sheet, settings)
-    return tuple(k for k in ("fight", "flight") if free[k] > 0)  # type: ignore[misc]
+    return tuple(k for k in ("fight", "flight") if free[k] > 0)
 
 
 def consequence_options(success: bool, dominant_pool: str | None) -> tuple[Consequence, ...]:

@@ -263,17 +263,17 @@ def check_pick(sheet: EventSheet, pick: Pick, settings: EventSettings, origin: O
                     f"En la ronda {pick.round} la habilidad debe ser de la categoría «{cat.key}».",
                     f"In round {pick.round} the skill must be of category '{cat.key}'.",
                 )
-        cat = house.category(pick.category)
-        if pick.category is not None and cat is None:
+        chosen = house.category(pick.category)
+        if pick.category is not None and chosen is None:
             raise RulesError(
                 "UNKNOWN_CATEGORY",
                 f"No hay ninguna categoría «{pick.category}» en las reglas de la casa.",
                 f"There is no house-rule category '{pick.category}'.",
             )
-        if cat is not None and cat.max_per_character is not None:
-            have = sum(1 for s in sheet.skills if s.category == cat.key)
-            if have >= cat.max_per_character:
-                raise category_limit(cat.key, cat.max_per_character)  # CV8
+        if chosen is not None and chosen.max_per_character is not None:
+            have = sum(1 for s in sheet.skills if s.category == chosen.key)
+            if have >= chosen.max_per_character:
+                raise category_limit(chosen.key, chosen.max_per_character)  # CV8
         return
     if existing is None:
         raise unknown_skill(pick.skill)

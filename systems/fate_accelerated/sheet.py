@@ -70,7 +70,8 @@ class ConsequenceSlots(BaseModel):
     severe: Aspect | None = None
 
     def get(self, severity: Severity) -> Aspect | None:
-        return getattr(self, severity.value)
+        slot: Aspect | None = getattr(self, severity.value)
+        return slot
 
     def replace(self, severity: Severity, aspect: Aspect | None) -> ConsequenceSlots:
         return self.model_copy(update={severity.value: aspect})

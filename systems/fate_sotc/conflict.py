@@ -34,7 +34,8 @@ class Participant:
 
 
 def initiative_skill(conflict_type: ConflictType, settings: FateSotcSettings = DEFAULT_SETTINGS) -> str:
-    return getattr(settings.initiative_skill, ConflictType(conflict_type).value)
+    skill: str = getattr(settings.initiative_skill, ConflictType(conflict_type).value)
+    return skill
 
 
 def initiative_order(

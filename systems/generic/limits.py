@@ -170,7 +170,7 @@ def _check_dice(dice: Dice) -> None:
             "Hay que tirar al menos un dado.",
             "Roll at least one die.",
         )
-    if not dice.fudge:
+    if dice.sides != "F":
         if dice.sides > MAX_SIDES:
             raise RulesError(
                 "too_many_sides",

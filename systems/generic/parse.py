@@ -55,7 +55,8 @@ def parse_cache_info() -> Any:
 def _parse_checked(text: str) -> Notation:
     check_tokens(text)
     try:
-        notation = _parser().parse(text)
+        # The transformer runs inside the parser: what comes back is the Notation, not a tree.
+        notation: Notation = _parser().parse(text)  # type: ignore[assignment]
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc) from None
     check_notation(notation)

@@ -162,8 +162,9 @@ def trait_splits(rating: int) -> Iterator[tuple[int, ...]]:
 
 def valid_base_triples() -> list[tuple[int, int, int]]:
     """The ordered characteristic triples a main character may start with (spec: 19 of them)."""
-    triples = []
-    for base in product(range(0, CREATION_POINTS + 1), repeat=3):
+    triples: list[tuple[int, int, int]] = []
+    for first, second, third in product(range(0, CREATION_POINTS + 1), repeat=3):
+        base = (first, second, third)
         traits = [
             Trait(name=f"{key}-{i}", characteristic=key, value=v)
             for key, rating in zip(CHAR_KEYS, base, strict=True)
