@@ -40,8 +40,8 @@ from campaigns.policy import AnyUser, Viewer
 from characters import selectors as character_selectors
 from characters import services as character_services
 from characters.models import CampaignRulesState, Character, CharacterStatus, EventAnswer
-from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
-from rolls.selectors import FlowView, RollView, StepView, may_act, step_label, view_roll, waiting_user_ids, waits_for_gm
+from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
+from rolls.selectors import FlowView, RollView, flow_views, view_roll
 
 PANELS = ("owed", "flows", "characters", "requests", "pools", "npcs", "secret_rolls", "aspects")
 
@@ -201,54 +201,8 @@ def pending_flows(campaigns: Sequence[Campaign], user_id: int, language: str = "
     for flow in flows:
         flow.campaign = by_id[flow.campaign_id]
         flow.scene.campaign = flow.campaign
-    flow_ids = [f.pk for f in flows]
-    rolls_by_flow: dict[int, list[Roll]] = defaultdict(list)
-    for roll in (
-        Roll.objects.filter(flow_id__in=flow_ids)
-        .select_related("reveal", "character", "roller", "post")
-        .prefetch_related(
-            Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
-        )
-        .order_by("flow_id", "id")
-    ):
-        rolls_by_flow[roll.flow_id].append(roll)  # type: ignore[index]
-    steps_by_flow: dict[int, list[StepView]] = defaultdict(list)
-    for row in FlowStep.objects.filter(flow_id__in=flow_ids).select_related("actor").order_by("id"):
-        steps_by_flow[row.flow_id].append(StepView(row, row.params))  # GMs see every step's params
-    user_ids = {uid for f in flows for uid in waiting_user_ids(f.waiting_for)}
-    users = {u.pk: u for u in User.objects.filter(pk__in=user_ids)} if user_ids else {}
-    gms: dict[int, list[User]] = defaultdict(list)
-    if any(waits_for_gm(f.waiting_for) for f in flows):
-        for membership in (
-            Membership.objects.filter(campaign_id__in=ids, role=Role.GM).select_related("user").order_by("id")
-        ):
-            gms[membership.campaign_id].append(membership.user)
-    for f in flows:
-        viewer = gm_viewer(user_id, f.campaign)
-        waiting = f.waiting_for or {}
-        step = str(waiting.get("step", ""))
-        waiting_users = [users[uid] for uid in waiting_user_ids(waiting) if uid in users]
-        waiting_gms = waits_for_gm(waiting)
-        names = [u.public_name for u in (gms[f.campaign_id] if waiting_gms else [])]
-        names += [u.public_name for u in waiting_users]
-        module = f.campaign.ruleset.replace("-", "_")
-        rolls = [v for v in (view_roll(viewer, r, language) for r in rolls_by_flow[f.pk]) if v is not None]
-        result[f.campaign_id].append(
-            FlowView(
-                flow=f,
-                kind_label=f.kind.replace("_", " ").replace("-", " "),
-                step=step,
-                step_label=step_label(waiting, language) if waiting else "",
-                waiting_gms=waiting_gms,
-                waiting_users=waiting_users,
-                waiting_names=list(dict.fromkeys(names)),
-                may_act=may_act(viewer, f, step),
-                secret_state=f.secret_state or None,
-                rolls=rolls,
-                steps=steps_by_flow[f.pk],
-                templates=[f"rolls/flows/{module}/{f.kind}.html", "rolls/_flow_generic.html"],
-            )
-        )
+    for view in flow_views(lambda f: gm_viewer(user_id, f.campaign), flows, language):
+        result[view.flow.campaign_id].append(view)
     return result
 
 

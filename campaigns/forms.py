@@ -6,6 +6,7 @@ Errors raised by a service (``ValidationError`` with per-field messages) go back
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from typing import Any
 
@@ -14,20 +15,21 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from campaigns import policy
 from campaigns.models import (
     CampaignStatus,
     Language,
     Membership,
     Recipients,
     Role,
-    Ruleset,
     SceneAccess,
     Visibility,
     Voice,
 )
 from characters.models import Character
-from rolls.builders import builder_for
 from rolls.services import RollSpec
+from rulesets import registry
+from rulesets.registry import ruleset_choices
 
 
 def add_service_errors(form: forms.Form, error: ValidationError, aliases: dict[str, str] | None = None) -> None:
@@ -63,7 +65,7 @@ class CampaignForm(forms.Form):
     introduction = _text(_("Introducción"), max_length=20_000, help_text=_("Lo que ve cualquiera que abra la partida."))
     synopsis = _text(_("Sinopsis"), max_length=20_000)
     gm_notes = _text(_("Notas del máster"), max_length=20_000, help_text=_("Solo las ven los másters."))
-    ruleset = forms.ChoiceField(label=_("Sistema de juego"), choices=Ruleset.choices)
+    ruleset = forms.ChoiceField(label=_("Sistema de juego"), choices=ruleset_choices)
     language = forms.ChoiceField(label=_("Idioma"), choices=Language.choices, initial=Language.SPANISH)
     visibility = forms.ChoiceField(
         label=_("Visibilidad"),
@@ -182,6 +184,7 @@ class PostForm(forms.Form):
         characters: Iterable[Character] = (),
         memberships: Iterable[Membership] = (),
         is_gm: bool = False,
+        roll_powers: policy.RollPowers | None = None,
         user_id: int | None = None,
         ruleset: str = "generic",
         rules_settings: Any = None,
@@ -191,15 +194,18 @@ class PostForm(forms.Form):
         characters = list(characters)
         self.builder = None
         self.builder_template = ""
-        found = builder_for(ruleset)
-        if found is not None:
-            builder_class, self.builder_template = found
+        plugin = registry.plugin(ruleset)
+        if plugin.builder is not None:
+            builder_class, self.builder_template = plugin.builder, plugin.templates.builder or ""
+            # Transitional: builders written before the RollBuilder contract take ``is_gm``.
+            mine = [c.pk for c in characters if c.owner_id == user_id and not c.is_npc]
+            contract = {"powers": roll_powers, "default_character": mine[0] if len(mine) == 1 else None}
             self.builder = builder_class(
                 args[0] if args else kwargs.get("data"),
                 prefix="roll",
                 characters=characters,
-                is_gm=is_gm,
                 settings=rules_settings,
+                **(contract if "powers" in inspect.signature(builder_class).parameters else {"is_gm": is_gm}),
             )
         if not is_gm:
             del self.fields["roll_secret"]

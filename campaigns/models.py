@@ -12,19 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from systems.registry import RULESET_KEYS
-
-
-class Ruleset(models.TextChoices):
-    FATE_SOTC = "fate-sotc", _("FATE: Spirit of the Century")
-    FATE_ACCELERATED = "fate-accelerated", _("FATE Acelerado")
-    EVENT = "event", _("Event")
-    PRESAGIOS = "presagios", _("Presagios")
-    DONT_REST_YOUR_HEAD = "dont-rest-your-head", _("No te duermas (Don't Rest Your Head)")
-    GENERIC = "generic", _("Genérico")
-
-
-assert set(Ruleset.values) == set(RULESET_KEYS), "campaign rulesets must match the systems registry"
+from rulesets.registry import ruleset_choices
 
 
 class Visibility(models.TextChoices):
@@ -49,7 +37,8 @@ class Campaign(models.Model):
     introduction = models.TextField(_("introducción"), blank=True)
     synopsis = models.TextField(_("sinopsis"), blank=True)
     gm_notes = models.TextField(_("notas del máster"), blank=True)
-    ruleset = models.CharField(_("sistema de juego"), max_length=32, choices=Ruleset.choices)
+    # The registered games (rulesets.registry): a new game needs no migration.
+    ruleset = models.CharField(_("sistema de juego"), max_length=32, choices=ruleset_choices)
     language = models.CharField(_("idioma"), max_length=5, choices=Language.choices, default=Language.SPANISH)
     visibility = models.CharField(
         _("visibilidad"), max_length=10, choices=Visibility.choices, default=Visibility.PUBLIC
@@ -239,8 +228,16 @@ class Recipients(models.TextChoices):
     WHISPER = "whisper", _("Susurro a miembros elegidos")
 
 
+class PostKind(models.TextChoices):
+    STORY = "story", _("Mensaje")
+    # The permanent record of a procedure in the thread's order (rolls.models.Flow.record): written by
+    # the procedure runner, never edited or deleted by hand; its text lives in the procedure's lines.
+    PROCEDURE = "procedure", _("Procedimiento")
+
+
 class Post(models.Model):
     scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="posts")
+    kind = models.CharField(max_length=10, choices=PostKind.choices, default=PostKind.STORY)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="posts")
     voice = models.CharField(_("voz"), max_length=10, choices=Voice.choices, default=Voice.CHARACTER)
     character = models.ForeignKey(

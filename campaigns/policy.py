@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import Protocol
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -24,6 +25,7 @@ from campaigns.models import (
     Campaign,
     Membership,
     Post,
+    PostKind,
     Recipients,
     Role,
     Scene,
@@ -201,11 +203,13 @@ def visible_posts_q(viewer: Viewer) -> Q:
 
 
 def may_edit_post(viewer: Viewer, post: Post) -> bool:
+    if post.kind == PostKind.PROCEDURE:
+        return False  # a procedure's record is written by its steps, never by hand
     return viewer.user_id is not None and post.author_id == viewer.user_id and post.deleted_at is None
 
 
 def may_delete_post(viewer: Viewer, post: Post) -> bool:
-    if post.deleted_at is not None:
+    if post.deleted_at is not None or post.kind == PostKind.PROCEDURE:
         return False
     return viewer.is_gm or (viewer.user_id is not None and post.author_id == viewer.user_id)
 
@@ -411,7 +415,17 @@ def may_see_flow_secret(viewer: Viewer) -> bool:
     return viewer.is_gm
 
 
-def controls_character(viewer: Viewer, character: Character) -> bool:
+class PlayedCharacter(Protocol):
+    """A character as far as control goes: a stored row or the facts a procedure step reads."""
+
+    @property
+    def is_npc(self) -> bool: ...
+
+    @property
+    def owner_id(self) -> int | None: ...
+
+
+def controls_character(viewer: Viewer, character: PlayedCharacter) -> bool:
     """Who speaks and decides for a character in play: its player for a PC, the GMs for an NPC."""
     if character.is_npc:
         return viewer.is_gm
@@ -424,7 +438,7 @@ def may_run_gm_procedure(viewer: Viewer) -> bool:
     return viewer.is_gm
 
 
-def may_open_character_procedure(viewer: Viewer, character: Character) -> bool:
+def may_open_character_procedure(viewer: Viewer, character: PlayedCharacter) -> bool:
     """A procedure about one character (a conflict, an action): its controller, or a GM."""
     return viewer.is_gm or controls_character(viewer, character)
 
@@ -445,4 +459,38 @@ def may_roll_for_npc(viewer: Viewer) -> bool:
 def may_pay_with_threat(viewer: Viewer) -> bool:
     """Threat is the GMs' pool (Presagios): only a GM pays a rules cost, such as a quality's activation, with
     it; a player pays with their own main character's points."""
+    return viewer.is_gm
+
+
+def may_replay_step(viewer: Viewer, step_actor_id: int) -> bool:
+    """A replayed procedure step (its idempotency key seen before) is answered only to whoever took it, while
+    they still belong to the campaign: anyone else learns nothing from a guessed key."""
+    return viewer.is_member and viewer.user_id == step_actor_id
+
+
+def may_read_record_line(viewer: Viewer, *, gm_only: bool) -> bool:
+    """A line of a procedure's record in the thread (the caller has checked the viewer reads the scene): a
+    GM-only fact (a secret difficulty) only for GMs, until a later public line reveals it."""
+    return viewer.is_gm or not gm_only
+
+
+@dataclass(frozen=True)
+class RollPowers:
+    """What a viewer may choose when rolling, computed here once and handed to the composer's roll builders
+    (which never read roles themselves): GM-only roll kinds (an opposition roll, pain dice), secret rolls and
+    secret difficulties, dice for NPCs."""
+
+    gm_kinds: bool
+    secret_rolls: bool
+    secret_difficulty: bool
+    npc_dice: bool
+
+
+def roll_powers(viewer: Viewer) -> RollPowers:
+    gm = viewer.is_gm
+    return RollPowers(gm_kinds=gm, secret_rolls=gm, secret_difficulty=gm, npc_dice=gm)
+
+
+def may_see_hidden_aspect(viewer: Viewer) -> bool:
+    """A hidden aspect (on the scene board or a sheet, not yet discovered): GMs only, until it is revealed."""
     return viewer.is_gm

@@ -28,11 +28,11 @@ from campaigns.models import (
     Language,
     Membership,
     Post,
+    PostKind,
     PostRevision,
     Recipients,
     RequestStatus,
     Role,
-    Ruleset,
     Scene,
     SceneAccess,
     SceneAspect,
@@ -42,6 +42,7 @@ from campaigns.models import (
     Voice,
 )
 from characters.models import Character
+from rulesets.registry import ruleset_choices
 
 CAMPAIGN_FIELDS = (
     "sheets_open",
@@ -115,7 +116,7 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
         if field in data:
             cleaned[field] = _check_text(field, data[field], required=False, max_length=20_000)
     for field, choices in (
-        ("ruleset", Ruleset.values),
+        ("ruleset", [key for key, _label in ruleset_choices()]),
         ("language", Language.values),
         ("visibility", Visibility.values),
         ("status", CampaignStatus.values),
@@ -139,9 +140,9 @@ def _clean_rules_settings(ruleset_key: str, raw: Any) -> dict[str, Any]:
     """The ruleset's optional rules, validated by its settings model and stored with every default filled."""
     from pydantic import ValidationError as PydanticValidationError
 
-    from systems import get_ruleset
+    from rulesets import registry
 
-    model = get_ruleset(ruleset_key).settings_model
+    model = registry.rules(ruleset_key).settings_model
     if model is None:
         return {}
     if not isinstance(raw, dict):
@@ -484,10 +485,13 @@ def _clean_aspect(text: str, free_invocations: int) -> tuple[str, int]:
 
 @transaction.atomic
 def add_scene_aspect(
-    *, actor: User, scene: Scene, text: str, hidden: bool = False, free_invocations: int = 0
+    *, actor: User, scene: Scene, text: str, hidden: bool = False, free_invocations: int = 0, by_rules: bool = False
 ) -> SceneAspect:
-    viewer = policy.viewer_for(actor, scene.campaign)
-    _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
+    """``by_rules``: a procedure's rules place this aspect (a boost, a created advantage) as a step's outcome;
+    the procedure runner already checked who took the step."""
+    if not by_rules:
+        viewer = policy.viewer_for(actor, scene.campaign)
+        _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
     text, free_invocations = _clean_aspect(text, free_invocations)
     last = scene.aspects.aggregate(last=Max("position"))["last"] or 0
     aspect = SceneAspect.objects.create(
@@ -498,10 +502,11 @@ def add_scene_aspect(
 
 
 @transaction.atomic
-def update_scene_aspect(*, actor: User, aspect: SceneAspect, **fields: Any) -> SceneAspect:
+def update_scene_aspect(*, actor: User, aspect: SceneAspect, by_rules: bool = False, **fields: Any) -> SceneAspect:
     aspect = SceneAspect.objects.select_for_update(of=("self",)).select_related("scene__campaign").get(pk=aspect.pk)
-    viewer = policy.viewer_for(actor, aspect.scene.campaign)
-    _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
+    if not by_rules:
+        viewer = policy.viewer_for(actor, aspect.scene.campaign)
+        _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
     unknown = set(fields) - {"text", "hidden", "free_invocations"}
     if unknown:
         raise ValidationError({name: _("Campo desconocido.") for name in sorted(unknown)})
@@ -516,9 +521,10 @@ def update_scene_aspect(*, actor: User, aspect: SceneAspect, **fields: Any) -> S
 
 
 @transaction.atomic
-def delete_scene_aspect(*, actor: User, aspect: SceneAspect) -> None:
-    viewer = policy.viewer_for(actor, aspect.scene.campaign)
-    _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
+def delete_scene_aspect(*, actor: User, aspect: SceneAspect, by_rules: bool = False) -> None:
+    if not by_rules:
+        viewer = policy.viewer_for(actor, aspect.scene.campaign)
+        _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar aspectos de escena."))
     aspect_id = aspect.pk
     # The caller's copy may be stale: whether it is hidden now decides who hears of the deletion.
     aspect.hidden = SceneAspect.objects.filter(pk=aspect_id).values_list("hidden", flat=True).first() or False
@@ -611,6 +617,25 @@ def create_post(
     _advance_read_mark(author, scene, post.pk)
     Scene.objects.filter(pk=scene.pk).update(updated_at=timezone.now())
     _publish_post(EventType.POST_CREATED, post, campaign.pk, whisper_ids)
+    return post
+
+
+def create_record_post(*, author: User, scene: Scene) -> Post:
+    """The thread entry of a procedure opening now in ``scene`` (the procedure runner has checked the author
+    may write there). It carries no text of its own: the procedure's record lines are its content."""
+    post = Post.objects.create(
+        scene=scene,
+        author=author,
+        kind=PostKind.PROCEDURE,
+        voice=Voice.OOC,
+        body_source="",
+        body_html="",
+        renderer_version=RENDERER_VERSION,
+        recipients=Recipients.EVERYONE,
+    )
+    _advance_read_mark(author, scene, post.pk)
+    Scene.objects.filter(pk=scene.pk).update(updated_at=timezone.now())
+    _publish_post(EventType.POST_CREATED, post, scene.campaign_id, [])
     return post
 
 

@@ -53,6 +53,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Posts
     path("scenes/<int:pk>/posts/", posts.post_create, name="post_create"),
     path("posts/<int:pk>/", posts.post_permalink, name="post"),
+    path("posts/<int:pk>/fragment/", posts.post_fragment, name="post_fragment"),
     path("posts/<int:pk>/edit/", posts.post_edit, name="post_edit"),
     path("posts/<int:pk>/delete/", posts.post_delete, name="post_delete"),
     path("posts/<int:pk>/revisions/", posts.post_revisions, name="post_revisions"),

@@ -36,8 +36,8 @@ from characters.serializers import (
     PortraitIn,
     RulesetOut,
 )
-from systems import get_ruleset
-from systems.registry import Ruleset, all_rulesets
+from rulesets import registry
+from systems.registry import Ruleset
 from tintero.api.views.base import ApiView, errors
 
 
@@ -62,11 +62,17 @@ def describe_ruleset(ruleset: Ruleset) -> dict[str, Any]:
     def names(n: Any) -> dict[str, str]:
         return {"es": n.es, "en": n.en}
 
+    input_model = getattr(registry.plugin(ruleset.key).rolls, "input_model", None)
+
+    def accepted(kind: str) -> Any:
+        """What a post accepts for the kind, when the roll binding declares it (the schema a client needs)."""
+        return input_model(kind) if input_model is not None else None
+
     return {
         "key": ruleset.key,
         "names": names(ruleset.names),
         "roll_kinds": [
-            {"key": k.key, "names": names(k.names), "request_schema": _schema(k.request_model)}
+            {"key": k.key, "names": names(k.names), "request_schema": _schema(accepted(k.key) or k.request_model)}
             for k in ruleset.roll_kinds
         ],
         "pools": [
@@ -101,7 +107,7 @@ def _ledger_context(campaign: Campaign, request: Request) -> dict[str, Any]:
     return {
         "pools_public": binding.pools_public(services.campaign_settings(campaign)),
         "operation_names": {
-            op.key: op.names.get(_language(request)) for op in get_ruleset(campaign.ruleset).operations
+            op.key: op.names.get(_language(request)) for op in registry.rules(campaign.ruleset).operations
         },
     }
 
@@ -352,7 +358,7 @@ class RulesetListView(ApiView):
         responses={200: RulesetOut(many=True)},
     )
     def get(self, request: Request) -> Response:
-        rulesets = [describe_ruleset(r) for _key, r in sorted(all_rulesets().items())]
+        rulesets = [describe_ruleset(p.rules) for _key, p in sorted(registry.plugins().items())]
         return self.paginated(rulesets, RulesetOut)
 
 
@@ -363,7 +369,8 @@ class RulesetDetailView(ApiView):
         responses={200: RulesetOut, **errors(404)},
     )
     def get(self, request: Request, key: str) -> Response:
-        ruleset = all_rulesets().get(key)
+        found = registry.plugins().get(key)
+        ruleset = found.rules if found is not None else None
         if ruleset is None:
             raise Http404
         return self.render(describe_ruleset(ruleset), RulesetOut)

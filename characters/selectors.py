@@ -9,27 +9,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.http import Http404
 
 from campaigns import policy
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Post, Scene
 from campaigns.policy import AnyUser, Viewer
 from characters import services
-from characters.bindings import binding_for
-from characters.bindings.base import Binding
-from characters.models import CampaignRulesState, Character, LedgerEntry
-from systems import get_ruleset
+from characters.models import CampaignRulesState, Character, CharacterStatus, LedgerEntry
+from rulesets import registry
+from rulesets.kit.sheets import SheetBinding
 from systems.registry import Operation
 
 
-def binding_of(ruleset_key: str) -> Binding:
-    """The ruleset's binding; while a ruleset's binding is not written yet, pages read it as having no
-    operations and no pools (the generic binding) instead of failing."""
-    try:
-        return binding_for(ruleset_key)
-    except ModuleNotFoundError:
-        return binding_for("generic")
+def binding_of(ruleset_key: str) -> SheetBinding:
+    """The ruleset's sheet binding."""
+    return registry.plugin(ruleset_key).sheet
 
 
 def characters_visible(viewer: Viewer) -> QuerySet[Character]:
@@ -71,7 +66,7 @@ def campaign_ledger(campaign: Campaign) -> QuerySet[LedgerEntry]:
 def operation_keys(campaign: Campaign, viewer: Viewer, character: Character | None) -> tuple[set[str], set[str]]:
     """``(owner_ops, gm_ops)``: the operation keys this viewer may apply, split by who the ruleset lets
     ask for them (players' marks and spends; the GMs' awards and adjustments). No queries."""
-    ruleset = get_ruleset(campaign.ruleset)
+    ruleset = registry.rules(campaign.ruleset)
     binding = binding_of(campaign.ruleset)
     owner_ops: set[str] = set()
     gm_ops: set[str] = set()
@@ -86,7 +81,7 @@ def operation_keys(campaign: Campaign, viewer: Viewer, character: Character | No
 def operation_catalogue(ruleset_key: str) -> list[tuple[Operation, frozenset[str]]]:
     """Each operation of the ruleset with who may ask for it."""
     binding = binding_of(ruleset_key)
-    return [(op, binding.who_may(op)) for op in get_ruleset(ruleset_key).operations]
+    return [(op, binding.who_may(op)) for op in registry.rules(ruleset_key).operations]
 
 
 @dataclass(frozen=True)
@@ -129,7 +124,7 @@ class LedgerLine:
 
 
 def _names_by_key(ruleset_key: str, language: str) -> tuple[dict[str, str], dict[str, str]]:
-    ruleset = get_ruleset(ruleset_key)
+    ruleset = registry.rules(ruleset_key)
     ops = {op.key: op.names.get(language) for op in ruleset.operations}
     flow_ops = getattr(binding_of(ruleset_key), "flow_operations", ())  # a flow's own operations (DRYH conflicts)
     ops.update({op.key: op.names.get(language) for op in flow_ops})
@@ -197,3 +192,41 @@ def shape_ledger(
             )
         )
     return lines
+
+
+# --- The table's state on the scene page ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PanelCharacter:
+    """A character of the scene on the scene's panel; ``sheet`` only when the viewer may see its private
+    parts (its tracks and points), else None."""
+
+    character: Character
+    sheet: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ScenePanel:
+    """What a game's scene panel shows: the campaign pools and the scene's characters with their tracks."""
+
+    pools: PoolsView
+    characters: list[PanelCharacter]
+
+
+def scene_panel(scene: Scene, viewer: Viewer) -> ScenePanel:
+    """The campaign pools, and the characters in the scene (every approved player character the viewer may
+    see, and the NPCs who spoke in this scene), each sheet only as far as the policy lets the viewer read it.
+    Three queries."""
+    campaign = scene.campaign
+    spoke = Post.objects.filter(scene=scene, character_id=OuterRef("pk"), deleted_at__isnull=True)
+    characters = (
+        characters_visible(viewer)
+        .filter(campaign=campaign, status=CharacterStatus.APPROVED)
+        .filter(Q(is_npc=False) | Q(Exists(spoke)))
+    )
+    shown = [
+        PanelCharacter(c, c.sheet if policy.may_see_private_parts(viewer, c, campaign.sheets_open) else None)
+        for c in characters
+    ]
+    return ScenePanel(pools=campaign_pools(campaign, viewer), characters=shown)

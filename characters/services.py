@@ -25,9 +25,8 @@ from accounts.models import User
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Campaign, Membership, Post, Role
-from characters.bindings import binding_for
 from characters.models import CampaignRulesState, Character, CharacterStatus, LedgerEntry
-from systems import get_ruleset
+from rulesets import registry
 from systems.errors import RulesError
 
 PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
@@ -50,7 +49,7 @@ def pydantic_to_validation_error(exc: PydanticValidationError, field: str) -> Va
 
 
 def campaign_settings(campaign: Campaign) -> BaseModel | None:
-    model = get_ruleset(campaign.ruleset).settings_model
+    model = registry.rules(campaign.ruleset).settings_model
     if model is None:
         return None
     return model.model_validate(campaign.rules_settings or {})
@@ -114,7 +113,7 @@ def create_character(
         owner = actor  # players create their own; a GM creating a PC names its player
     if owner is not None and not Membership.objects.filter(campaign=campaign, user=owner, role=Role.PLAYER).exists():
         raise ValidationError({"owner": _("El dueño de un personaje jugador tiene que ser jugador de la partida.")})
-    binding = binding_for(campaign.ruleset)
+    binding = registry.plugin(campaign.ruleset).sheet
     draft = _draft_sheet(binding, campaign, sheet or {})
     character = Character.objects.create(
         campaign=campaign, owner=owner, is_npc=is_npc, sheet=draft, status=CharacterStatus.DRAFT, **cleaned
@@ -150,7 +149,7 @@ def update_character(
             raise ValidationError(
                 {"sheet": _("La hoja de un personaje aprobado solo cambia con las operaciones de su sistema.")}
             )
-        character.sheet = _draft_sheet(binding_for(character.campaign.ruleset), character.campaign, sheet)
+        character.sheet = _draft_sheet(registry.plugin(character.campaign.ruleset).sheet, character.campaign, sheet)
         if character.status == CharacterStatus.PENDING and not viewer.is_gm:
             character.status = CharacterStatus.DRAFT  # a changed sheet needs approving again
     for name, value in cleaned.items():
@@ -160,7 +159,7 @@ def update_character(
 
 
 def _complete_sheet(character: Character) -> dict[str, Any]:
-    binding = binding_for(character.campaign.ruleset)
+    binding = registry.plugin(character.campaign.ruleset).sheet
     try:
         return binding.new_sheet(dict(character.sheet), campaign_settings(character.campaign), is_npc=character.is_npc)
     except PydanticValidationError as exc:
@@ -177,7 +176,7 @@ def submit_character(*, actor: User, character: Character) -> Character:
     _require(policy.may_edit_character(viewer, character), _("No puedes enviar este personaje."))
     if character.status != CharacterStatus.DRAFT:
         raise ValidationError(_("Solo se envía a aprobación un borrador."))
-    before_submit = getattr(binding_for(character.campaign.ruleset), "before_submit", None)
+    before_submit = getattr(registry.plugin(character.campaign.ruleset).sheet, "before_submit", None)
     if before_submit is not None:  # a ruleset's creation flow may hold the sheet back (Event's veto windows)
         before_submit(character)
     character.sheet = _complete_sheet(character)
@@ -288,7 +287,7 @@ def rules_state(campaign: Campaign) -> dict[str, Any]:
     stored = CampaignRulesState.objects.filter(campaign=campaign).values_list("state", flat=True).first()
     if stored is not None:
         return stored
-    return binding_for(campaign.ruleset).initial_campaign_state(campaign_settings(campaign))
+    return registry.plugin(campaign.ruleset).sheet.initial_campaign_state(campaign_settings(campaign))
 
 
 def apply_operation(
@@ -312,8 +311,8 @@ def apply_operation(
     ``from_flow``: the call comes from a flow step; operations that exist only inside flows (a Presagios
     retry, a DRYH conflict step) are refused anywhere else.
     """
-    ruleset = get_ruleset(campaign.ruleset)
-    binding = binding_for(campaign.ruleset)
+    ruleset = registry.rules(campaign.ruleset)
+    binding = registry.plugin(campaign.ruleset).sheet
     flow_op = getattr(binding, "flow_operation", None)  # a ruleset's flow may add its own (DRYH conflicts)
     flow_only = flow_op(operation) if flow_op is not None else None
     if flow_only is not None and not from_flow:

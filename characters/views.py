@@ -12,7 +12,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -29,10 +28,8 @@ from campaigns.views.common import flash_validation_error, is_htmx, page_number,
 from characters import selectors, services
 from characters.forms import CharacterCreateForm, CharacterTextsForm, PortraitForm, operation_params
 from characters.models import Character, CharacterStatus
-from characters.sheetforms import sheet_form_for, sheetform_template
-from systems import get_ruleset
+from rulesets import registry
 from systems.errors import RulesError
-from systems.registry import ruleset_module
 
 LEDGER_PAGE_SIZE = 50
 SHEET_PREFIX = "sheet"
@@ -41,24 +38,12 @@ SHEET_PREFIX = "sheet"
 # --- Helpers --------------------------------------------------------------------------------------
 
 
-def _module(ruleset_key: str) -> str:
-    return ruleset_module(ruleset_key)
-
-
-def _template_or(name: str, fallback: str) -> str:
-    try:
-        get_template(name)
-    except TemplateDoesNotExist:
-        return fallback
-    return name
-
-
 def sheet_template(ruleset_key: str) -> str:
-    return _template_or(f"characters/sheets/{_module(ruleset_key)}.html", "characters/_sheet_default.html")
+    return registry.plugin(ruleset_key).templates.sheet or "characters/_sheet_default.html"
 
 
 def pools_template(ruleset_key: str) -> str:
-    return _template_or(f"characters/pools/{_module(ruleset_key)}.html", "characters/_pools_default.html")
+    return registry.plugin(ruleset_key).templates.pools or "characters/_pools_default.html"
 
 
 def _language(request: HttpRequest) -> str:
@@ -97,7 +82,7 @@ def pools_context(campaign: Campaign, viewer: Viewer, operation_error: str | Non
     view = selectors.campaign_pools(campaign, viewer)
     gm_ops: set[str] = set()
     if viewer.is_gm:
-        gm_ops = {op.key for op in get_ruleset(campaign.ruleset).operations}
+        gm_ops = {op.key for op in registry.rules(campaign.ruleset).operations}
     return {
         "campaign": campaign,
         "viewer": viewer,
@@ -184,7 +169,7 @@ def campaign_pools(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _sheet_form(campaign: Campaign, data: Any = None, *, sheet: dict[str, Any] | None = None, is_npc: bool = False):  # type: ignore[no-untyped-def]
-    form_class = sheet_form_for(campaign.ruleset)
+    form_class = registry.plugin(campaign.ruleset).sheet_form
     form = form_class(data, sheet=sheet, settings=services.campaign_settings(campaign), is_npc=is_npc)
     # The sheet's fields share the page with the character's texts (both may have ``notes``...).
     form.prefix = SHEET_PREFIX
@@ -194,7 +179,7 @@ def _sheet_form(campaign: Campaign, data: Any = None, *, sheet: dict[str, Any] |
 def _form_context(campaign: Campaign, sheet_form: Any) -> dict[str, Any]:
     return {
         "sheet_form": sheet_form,
-        "sheetform_template": _template_or(sheetform_template(campaign.ruleset), ""),
+        "sheetform_template": registry.plugin(campaign.ruleset).templates.sheet_form or "",
     }
 
 
@@ -331,7 +316,7 @@ character_retire = _status_action(services.retire_character, gettext_lazy("Perso
 def _apply(request: HttpRequest, campaign: Campaign, op_key: str, character: Character | None) -> str | None:
     """Apply the operation from the form; return the refusal's message (None when it was applied)."""
     try:
-        op = get_ruleset(campaign.ruleset).operation(op_key)
+        op = registry.rules(campaign.ruleset).operation(op_key)
         params = operation_params(request.POST, op.params_model)
         services.apply_operation(
             actor=user_of(request),

@@ -136,7 +136,7 @@ class FlowStepsView(RollsApiView):
         responses={
             201: OpenApiResponse(FlowOut, description="The step was taken."),
             200: OpenApiResponse(FlowOut, description="A replay: that key was already used; nothing changed."),
-            **errors(400, 401, 403, 404),
+            **errors(400, 401, 403, 404, 409),
         },
     )
     def post(self, request: Request, flow_id: int) -> Response:

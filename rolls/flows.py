@@ -1,14 +1,9 @@
-"""Multi-step flows across posts and hours: one runner, one handler module per ruleset.
+"""Transitional: the flow handlers written before procedures became typed step tables.
 
-A flow (a DRYH conflict, an Event desafío, a FATE invocation window, a Presagios challenge) is a row
-holding the pure state machine's state. Every step:
-- locks the flow row, so two GMs acting at once or a double click serialize;
-- is idempotent with a client key: a replayed request returns the flow as it is, changing nothing twice;
-- asks the handler (pure rules behind it) for the new state; the rules refuse out-of-order steps;
-- may make rolls, add follow-ups to rolls and apply sheet/pool operations through the ledger, all in the
-  same transaction, and publishes ``flow.changed`` after commit.
-
-Handlers live in ``rolls/flowkinds/<module>.py`` and expose ``FLOW_KINDS: dict[str, FlowKind]``.
+``rolls.runner`` runs every procedure; a ruleset whose procedures are still old-style handlers
+(``FlowKind`` objects with ``start``/``actors``/``step``) is run through :func:`legacy_start` and
+:func:`legacy_step` here. This module goes away once every ruleset declares step tables
+(``rulesets.kit.procedures``).
 """
 
 from __future__ import annotations
@@ -17,8 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, transaction
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import BaseModel
@@ -26,15 +21,18 @@ from pydantic import ValidationError as PydanticValidationError
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.events import Audience, Event, EventType, publish
+from campaigns import services as campaign_services
+from campaigns.events import Event, EventType, publish
 from campaigns.models import Post, Scene
 from characters.models import Character
 from characters.services import apply_operation, pydantic_to_validation_error
+from rolls import runner
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.runner import flow_audience
 from rolls.services import RollSpec, make_roll, roll_audience
+from rulesets import registry
 from systems.dice import DiceSource, SystemDice
 from systems.errors import RulesError
-from systems.registry import import_ruleset_part
 
 JSON = dict[str, Any]
 
@@ -124,8 +122,7 @@ def parse_params(model: type[BaseModel], params: JSON) -> Any:
 
 
 def flow_kind(ruleset_key: str, kind: str) -> FlowKind:
-    module = import_ruleset_part("rolls.flowkinds", ruleset_key, optional=True)
-    kinds: Mapping[str, FlowKind] = getattr(module, "FLOW_KINDS", {})
+    kinds: Mapping[str, FlowKind] = registry.plugin(ruleset_key).procedures  # type: ignore[assignment]
     if kind not in kinds:
         raise RulesError(
             "unknown_flow",
@@ -133,11 +130,6 @@ def flow_kind(ruleset_key: str, kind: str) -> FlowKind:
             f"'{kind}' is not a procedure of this ruleset.",
         )
     return kinds[kind]
-
-
-def flow_audience(flow: Flow) -> Audience:
-    """Flows are table business: whoever reads the scene (secret parts never leave ``secret_state``)."""
-    return Audience(scene_id=flow.scene_id)
 
 
 def _context(actor: User, flow: Flow, dice: DiceSource | None, post: Post | None) -> StepContext:
@@ -212,69 +204,57 @@ def _apply_result(actor: User, flow: Flow, result: StepResult, step_row: FlowSte
     )
 
 
-def start_flow(
+def legacy_start(
     *,
     actor: User,
     scene: Scene,
     kind: str,
-    params: JSON | None = None,
+    params: Mapping[str, Any] | None = None,
     post: Post | None = None,
     dice: DiceSource | None = None,
 ) -> Flow:
-    """Open a flow of the campaign's ruleset in ``scene`` (its handler checks who may open it)."""
-    campaign = scene.campaign
-    handler = flow_kind(campaign.ruleset, kind)
-    viewer = policy.viewer_for(actor, campaign)
-    readers = list(scene.readers.values_list("id", flat=True))
-    writers = list(scene.writers.values_list("id", flat=True))
-    if not policy.may_write_scene(viewer, scene, readers, writers):
-        raise PermissionDenied(_("No puedes abrir un procedimiento en esta escena."))
+    """Open an old-style flow (the runner has checked the scene is writable)."""
+    handler = flow_kind(scene.campaign.ruleset, kind)
     with transaction.atomic():
-        flow = Flow.objects.create(campaign=campaign, scene=scene, kind=kind, opened_by=actor)
+        record = campaign_services.create_record_post(author=actor, scene=scene)
+        flow = Flow.objects.create(campaign=scene.campaign, scene=scene, kind=kind, opened_by=actor, record=record)
         ctx = _context(actor, flow, dice, post)
         result = handler.start(ctx, dict(params or {}))
         _apply_result(actor, flow, result, None, post)
     return flow
 
 
-def take_step(
-    *,
+def legacy_step(
     actor: User,
     flow: Flow,
+    viewer: policy.Viewer,
     step: str,
-    params: JSON | None = None,
-    idempotency_key: str = "",
-    post: Post | None = None,
-    dice: DiceSource | None = None,
+    params: JSON,
+    idempotency_key: str,
+    digest: str,
+    post: Post | None,
+    dice: DiceSource | None,
 ) -> Flow:
-    """Take one step of an open flow. A repeated idempotency key returns the flow unchanged."""
-    if len(idempotency_key) > 80:
-        raise ValidationError({"idempotency_key": _("Como mucho 80 caracteres.")})
-    try:
-        with transaction.atomic():
-            flow = Flow.objects.select_for_update(of=("self",)).select_related("campaign", "scene").get(pk=flow.pk)
-            if idempotency_key and FlowStep.objects.filter(flow=flow, idempotency_key=idempotency_key).exists():
-                return flow  # the same request again (a double click, a retried API call)
-            if flow.status != FlowStatus.OPEN:
-                raise RulesError(
-                    "flow_closed",
-                    "Este procedimiento ya está cerrado.",
-                    "This procedure is already closed.",
-                )
-            handler = flow_kind(flow.campaign.ruleset, flow.kind)
-            viewer = policy.viewer_for(actor, flow.campaign)
-            if not policy.may_act_in_flow(viewer, handler.actors(flow, step)):
-                raise PermissionDenied(_("Este paso no te corresponde."))
-            ctx = _context(actor, flow, dice, post)
-            result = handler.step(ctx, step, dict(params or {}))
-            recorded = dict(params or {}) if result.step_params is None else result.step_params
-            step_row = FlowStep.objects.create(
-                flow=flow, step=step, actor=actor, params=recorded, idempotency_key=idempotency_key
-            )
-            _apply_result(actor, flow, result, step_row, post)
-            return flow
-    except IntegrityError:
-        # Two identical requests raced past the check: the other one won; report the flow as it is now.
-        if idempotency_key:
-            return Flow.objects.get(pk=flow.pk)
-        raise
+    """One step of an old-style flow, inside the runner's transaction with the flow row locked."""
+    if flow.status != FlowStatus.OPEN:
+        raise RulesError(
+            "flow_closed",
+            "Este procedimiento ya está cerrado.",
+            "This procedure is already closed.",
+        )
+    handler = flow_kind(flow.campaign.ruleset, flow.kind)
+    if not policy.may_act_in_flow(viewer, handler.actors(flow, step)):
+        raise PermissionDenied(_("Este paso no te corresponde."))
+    ctx = _context(actor, flow, dice, post)
+    result = handler.step(ctx, step, dict(params))
+    recorded = dict(params) if result.step_params is None else result.step_params
+    step_row = FlowStep.objects.create(
+        flow=flow, step=step, actor=actor, params=recorded, idempotency_key=idempotency_key, request_digest=digest
+    )
+    _apply_result(actor, flow, result, step_row, post)
+    return flow
+
+
+# The entry points every caller uses (pages, API, tests): the runner's.
+start_flow = runner.start_procedure
+take_step = runner.take_step

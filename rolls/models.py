@@ -38,7 +38,8 @@ class Flow(models.Model):
     """A multi-step procedure across posts and hours; its ``state`` is the pure state machine's value.
 
     ``waiting_for`` says what the flow waits for and from whom (shown in the thread and on the GM
-    dashboard): ``{"step": "pain_roll", "who": "gm"}`` or ``{"step": "split", "users": [3, 5]}``.
+    dashboard), derived by the runner from the procedure's step table: ``{"steps": [{"step": "pain_roll",
+    "gm": true, "users": [], "label_es": "…", "label_en": "…"}]}``; ``{}`` when nothing is awaited.
     """
 
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="flows")
@@ -50,6 +51,10 @@ class Flow(models.Model):
     status = models.CharField(max_length=10, choices=FlowStatus.choices, default=FlowStatus.OPEN)
     waiting_for = models.JSONField(default=dict, blank=True)
     opened_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # The procedure's entry in the thread, where it opened: the post that shows its record to the table.
+    record = models.OneToOneField(
+        "campaigns.Post", null=True, blank=True, on_delete=models.SET_NULL, related_name="procedure"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     settled_at = models.DateTimeField(null=True, blank=True)
@@ -70,6 +75,8 @@ class FlowStep(ImmutableRecord):
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     params = models.JSONField(default=dict)
     idempotency_key = models.CharField(max_length=80, blank=True)
+    # sha256 of the step and its params as requested: a replayed key with another request is a conflict.
+    request_digest = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -82,6 +89,30 @@ class FlowStep(ImmutableRecord):
 
     def __str__(self) -> str:
         return f"{self.step} on flow {self.flow_id}"
+
+
+class FlowLine(ImmutableRecord):
+    """One line of a procedure's permanent record in the thread, in words, in both product languages.
+
+    ``gm_only`` lines (a secret difficulty) reach GMs only; ``rolls`` are the stored rolls the line shows
+    as dice. Written by the runner from the step's outcome, never edited.
+    """
+
+    flow = models.ForeignKey(Flow, on_delete=models.CASCADE, related_name="lines")
+    step = models.ForeignKey(FlowStep, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    position = models.PositiveIntegerField()
+    text_es = models.TextField()
+    text_en = models.TextField()
+    gm_only = models.BooleanField(default=False)
+    rolls = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["flow", "position"]
+        constraints = [models.UniqueConstraint(fields=["flow", "position"], name="one_line_per_position")]
+
+    def __str__(self) -> str:
+        return f"line {self.position} of flow {self.flow_id}"
 
 
 class Roll(ImmutableRecord):

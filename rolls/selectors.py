@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,11 +16,12 @@ from campaigns import selectors as campaign_selectors
 from campaigns.models import Membership, Post, Role, Scene
 from campaigns.policy import AnyUser, Viewer
 from rolls import flows
-from rolls.bindings import roll_binding_for
-from rolls.bindings.base import DieFace
-from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
+from rulesets import registry
+from rulesets.kit.procedures import Choice, Procedure, Waiting, waiting_entries
+from rulesets.kit.rolls import DieFace
+from rulesets.kit.table import Reads
 from systems.errors import RulesError
-from systems.registry import ruleset_module
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def view_roll(viewer: Viewer, roll: Roll, language: str = "es") -> RollView | No
     if not policy.may_see_roll(viewer, gm_only=roll.gm_only, revealed=revealed):
         return None
     secret_visible = policy.may_see_roll_secret(viewer, secret_revealed=bool(reveal and reveal.include_secret))
-    binding = roll_binding_for(roll.ruleset)
+    binding = registry.plugin(roll.ruleset).rolls
     return RollView(
         roll=roll,
         faces=binding.faces(roll.kind, roll.result),
@@ -112,64 +113,123 @@ class StepView:
 
 
 @dataclass(frozen=True)
+class WaitingView:
+    """One step the procedure waits for, in words, and the names of who may take it."""
+
+    step: str
+    label: str
+    gms: bool
+    users: list[User]
+    names: list[str]
+
+
+@dataclass(frozen=True)
+class ActionView:
+    """A step this viewer may take now: its form's fields template (None: a button) and its pickers."""
+
+    step: str
+    label: str
+    form: str | None
+    choices: Mapping[str, Sequence[Choice]]
+
+
+@dataclass(frozen=True)
 class FlowView:
-    """A flow as one viewer may see it: what it waits for and from whom (names), its rolls and steps."""
+    """A procedure as one viewer may see it: its title, what it waits for and from whom, the steps this
+    viewer may take now, its rolls, its accepted steps and the lines of its record this viewer may read."""
 
     flow: Flow
-    kind_label: str
-    step: str
-    step_label: str
-    waiting_gms: bool
-    waiting_users: list[User]
-    waiting_names: list[str]
-    may_act: bool
+    title: str
+    waiting: list[WaitingView]
+    actions: list[ActionView]
     secret_state: dict[str, Any] | None
     rolls: list[RollView]
     steps: list[StepView]
+    lines: list[FlowLine]
     templates: list[str]
+    language: str = "es"
+    is_table: bool = True  # a step-table procedure (False: an old-style handler, until every ruleset moves)
 
     @property
     def is_open(self) -> bool:
         return self.flow.status == FlowStatus.OPEN
 
+    # The first awaited step, for the old-style templates and the API's one-step summary.
+    @property
+    def step(self) -> str:
+        return self.waiting[0].step if self.waiting else ""
 
-def step_label(waiting_for: dict[str, Any], lang: str) -> str:
-    """A handler may give ``label_es``/``label_en`` in ``waiting_for``; else the step key, readable."""
-    label = waiting_for.get("label_en" if lang.startswith("en") else "label_es") or waiting_for.get("label_es")
-    if label:
-        return str(label)
-    return str(waiting_for.get("step", "")).replace("_", " ")
+    @property
+    def step_label(self) -> str:
+        return self.waiting[0].label if self.waiting else ""
+
+    @property
+    def kind_label(self) -> str:
+        return self.title
+
+    @property
+    def waiting_gms(self) -> bool:
+        return any(w.gms for w in self.waiting)
+
+    @property
+    def waiting_users(self) -> list[User]:
+        return list({u.pk: u for w in self.waiting for u in w.users}.values())
+
+    @property
+    def waiting_names(self) -> list[str]:
+        return list(dict.fromkeys(name for w in self.waiting for name in w.names))
+
+    @property
+    def may_act(self) -> bool:
+        """Whether the viewer may take a step the procedure waits for."""
+        awaited = {w.step for w in self.waiting}
+        return any(a.step in awaited for a in self.actions)
+
+    def line_text(self, line: FlowLine) -> str:
+        return line.text_en if self.language.startswith("en") else line.text_es
 
 
-def waiting_user_ids(waiting_for: dict[str, Any]) -> list[int]:
-    users = waiting_for.get("users") or []
-    return [int(u) for u in users if isinstance(u, int) or (isinstance(u, str) and u.isdigit())]
-
-
-def waits_for_gm(waiting_for: dict[str, Any]) -> bool:
-    who = waiting_for.get("who")
-    return who == "gm" or (isinstance(who, list) and "gm" in who)
-
-
-def may_act(viewer: Viewer, flow: Flow, step: str) -> bool:
-    if not step or flow.status != FlowStatus.OPEN or not viewer.is_authenticated:
-        return False
-    try:
+def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lang: str) -> list[ActionView]:
+    """The steps the table offers now that the policy lets this viewer take."""
+    if flow.status != FlowStatus.OPEN or not viewer.is_authenticated:
+        return []
+    procedure = registry.plugin(flow.campaign.ruleset).procedures.get(flow.kind)
+    if procedure is None:
+        return []
+    if not isinstance(procedure, Procedure):  # an old-style handler: only the awaited step, as before
         handler = flows.flow_kind(flow.campaign.ruleset, flow.kind)
-        return policy.may_act_in_flow(viewer, handler.actors(flow, step))
+        return [
+            ActionView(w.step, w.label.get(lang), None, {})
+            for w in waiting[:1]
+            if _may(viewer, lambda w=w: handler.actors(flow, w.step))
+        ]
+    state = procedure.load_state(flow.state)
+    offered = []
+    for step, actors in procedure.offered(state):
+        if policy.may_act_in_flow(viewer, actors):
+            choices = step.choices(state, table(), viewer) if step.choices is not None else {}
+            offered.append(ActionView(step.key, str(step.label), step.form, choices))
+    return offered
+
+
+def _may(viewer: Viewer, actors: Any) -> bool:
+    try:
+        return policy.may_act_in_flow(viewer, actors())
     except RulesError:
         return False
 
 
-def flow_views(viewer: Viewer, flow_list: Sequence[Flow], lang: str) -> list[FlowView]:
-    """Shape flows of one campaign for the viewer (who may read their scenes): a constant number of
-    queries whatever the number of flows, rolls, follow-ups and steps."""
-    flow_list = list(flow_list)
-    if not flow_list:
-        return []
-    ids = [f.pk for f in flow_list]
+def _title(flow: Flow, lang: str) -> str:
+    procedure = registry.plugin(flow.campaign.ruleset).procedures.get(flow.kind)
+    if isinstance(procedure, Procedure):
+        return str(procedure.title)
+    names = getattr(procedure, "names", None)  # an old-style handler's names, when it has them
+    return str(names.get(lang)) if names is not None else flow.kind.replace("_", " ")
+
+
+def _flow_rolls(viewers: Mapping[int, Viewer], lang: str) -> dict[int, list[RollView]]:
     rolls = list(
-        Roll.objects.filter(flow_id__in=ids)
+        Roll.objects.filter(flow_id__in=list(viewers))
         .select_related("reveal", "character", "roller", "post")
         .prefetch_related(
             Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
@@ -177,58 +237,105 @@ def flow_views(viewer: Viewer, flow_list: Sequence[Flow], lang: str) -> list[Flo
         .order_by("flow_id", "id")
     )
     post_ids = {r.post_id for r in rolls if r.post_id is not None}
-    visible_posts = (
-        set(Post.objects.filter(pk__in=post_ids).filter(policy.visible_posts_q(viewer)).values_list("pk", flat=True))
-        if post_ids
-        else set()
-    )
-    rolls_by_flow: dict[int, list[RollView]] = {}
+    visible_posts: set[int] = set()
+    if post_ids:  # one query per campaign (a dashboard spans the campaigns its GM runs)
+        for campaign_viewer in {v.campaign_id: v for v in viewers.values()}.values():
+            visible = Post.objects.filter(pk__in=post_ids, scene__campaign_id=campaign_viewer.campaign_id)
+            visible_posts |= set(visible.filter(policy.visible_posts_q(campaign_viewer)).values_list("pk", flat=True))
+    by_flow: dict[int, list[RollView]] = {}
     for roll in rolls:
         if roll.post_id is not None and roll.post_id not in visible_posts:
             continue  # a roll follows its post's recipients
-        shown = view_roll(viewer, roll, lang)
+        assert roll.flow_id is not None
+        shown = view_roll(viewers[roll.flow_id], roll, lang)
         if shown is not None:
-            rolls_by_flow.setdefault(roll.flow_id, []).append(shown)  # type: ignore[arg-type]
-    steps_by_flow: dict[int, list[StepView]] = {}
-    for row in FlowStep.objects.filter(flow_id__in=ids).select_related("actor").order_by("id"):
-        own = viewer.user_id is not None and row.actor_id == viewer.user_id
-        params = row.params if (policy.may_see_flow_secret(viewer) or own) else None
-        steps_by_flow.setdefault(row.flow_id, []).append(StepView(row, params))
-    user_ids = {uid for f in flow_list if f.status == FlowStatus.OPEN for uid in waiting_user_ids(f.waiting_for)}
+            by_flow.setdefault(roll.flow_id, []).append(shown)
+    return by_flow
+
+
+def _flow_steps(viewers: Mapping[int, Viewer]) -> dict[int, list[StepView]]:
+    by_flow: dict[int, list[StepView]] = {}
+    for row in FlowStep.objects.filter(flow_id__in=list(viewers)).select_related("actor").order_by("id"):
+        who = viewers[row.flow_id]
+        own = who.user_id is not None and row.actor_id == who.user_id
+        params = row.params if (policy.may_see_flow_secret(who) or own) else None
+        by_flow.setdefault(row.flow_id, []).append(StepView(row, params))
+    return by_flow
+
+
+def _flow_lines(viewers: Mapping[int, Viewer]) -> dict[int, list[FlowLine]]:
+    by_flow: dict[int, list[FlowLine]] = {}
+    for line in FlowLine.objects.filter(flow_id__in=list(viewers)).order_by("flow_id", "position"):
+        if policy.may_read_record_line(viewers[line.flow_id], gm_only=line.gm_only):
+            by_flow.setdefault(line.flow_id, []).append(line)
+    return by_flow
+
+
+def _waiting_views(flow_list: Sequence[Flow], lang: str) -> dict[int, list[WaitingView]]:
+    """What each open procedure waits for, with the names of who may take each step (two queries)."""
+    entries = {f.pk: waiting_entries(f.waiting_for) if f.status == FlowStatus.OPEN else [] for f in flow_list}
+    user_ids = {uid for waiting in entries.values() for w in waiting for uid in w.users}
     users = {u.pk: u for u in User.objects.filter(pk__in=user_ids)} if user_ids else {}
-    gms: list[User] = []
-    if any(f.status == FlowStatus.OPEN and waits_for_gm(f.waiting_for) for f in flow_list):
-        gms = [
-            m.user
-            for m in Membership.objects.filter(campaign_id=viewer.campaign_id, role=Role.GM)
-            .select_related("user")
-            .order_by("id")
-        ]
+    gms: dict[int, list[User]] = {}
+    gm_campaigns = {f.campaign_id for f in flow_list if any(w.gm for w in entries[f.pk])}
+    if gm_campaigns:
+        memberships = Membership.objects.filter(campaign_id__in=gm_campaigns, role=Role.GM).select_related("user")
+        for membership in memberships.order_by("id"):
+            gms.setdefault(membership.campaign_id, []).append(membership.user)
+    views: dict[int, list[WaitingView]] = {}
+    for f in flow_list:
+        views[f.pk] = []
+        for w in entries[f.pk]:
+            named = [users[u] for u in w.users if u in users]
+            names = [u.public_name for u in (gms.get(f.campaign_id, []) if w.gm else [])] + [
+                u.public_name for u in named
+            ]
+            views[f.pk].append(WaitingView(w.step, w.label.get(lang), w.gm, named, names))
+    return views
+
+
+def flow_views(
+    viewer: Viewer | Callable[[Flow], Viewer], flow_list: Sequence[Flow], lang: str, *, with_actions: bool = True
+) -> list[FlowView]:
+    """Shape procedures for a viewer who may read their scenes (``viewer`` may be a function of the flow when
+    they span campaigns, as on the GM dashboard): a constant number of queries whatever the number of
+    procedures, rolls, follow-ups, steps and record lines (a step's pickers read the scene when offered;
+    ``with_actions=False``, for the thread's records, offers none)."""
+    flow_list = list(flow_list)
+    if not flow_list:
+        return []
+    viewers = {f.pk: (viewer(f) if callable(viewer) else viewer) for f in flow_list}
+    rolls, steps, lines = _flow_rolls(viewers, lang), _flow_steps(viewers), _flow_lines(viewers)
+    waiting = _waiting_views(flow_list, lang)
     shaped = []
     for f in flow_list:
-        waiting = f.waiting_for if f.status == FlowStatus.OPEN else {}
-        step = str(waiting.get("step", ""))
-        waiting_users = [users[uid] for uid in waiting_user_ids(waiting) if uid in users]
-        waiting_gms = waits_for_gm(waiting)
-        names = [u.public_name for u in (gms if waiting_gms else [])] + [u.public_name for u in waiting_users]
-        module = ruleset_module(f.campaign.ruleset)
+        who = viewers[f.pk]
+        plugin = registry.plugin(f.campaign.ruleset)
         shaped.append(
             FlowView(
                 flow=f,
-                kind_label=f.kind.replace("_", " ").replace("-", " "),
-                step=step,
-                step_label=step_label(waiting, lang) if waiting else "",
-                waiting_gms=waiting_gms,
-                waiting_users=waiting_users,
-                waiting_names=list(dict.fromkeys(names)),
-                may_act=may_act(viewer, f, step),
-                secret_state=f.secret_state if policy.may_see_flow_secret(viewer) and f.secret_state else None,
-                rolls=rolls_by_flow.get(f.pk, []),
-                steps=steps_by_flow.get(f.pk, []),
-                templates=[f"rolls/flows/{module}/{f.kind}.html", "rolls/_flow_generic.html"],
+                title=_title(f, lang),
+                waiting=waiting[f.pk],
+                actions=_actions(who, f, waiting_entries(f.waiting_for), lambda f=f: _table_for(f), lang)
+                if with_actions
+                else [],
+                secret_state=f.secret_state if policy.may_see_flow_secret(who) and f.secret_state else None,
+                rolls=rolls.get(f.pk, []),
+                steps=steps.get(f.pk, []),
+                lines=lines.get(f.pk, []),
+                templates=[*filter(None, [plugin.templates.procedures.get(f.kind)]), "rolls/_flow_generic.html"],
+                language=lang,
+                is_table=isinstance(plugin.procedures.get(f.kind), Procedure),
             )
         )
     return shaped
+
+
+def _table_for(flow: Flow) -> Any:
+    from rolls.runner import load_table
+
+    procedure = registry.plugin(flow.campaign.ruleset).procedure(flow.kind)
+    return load_table(flow, procedure)
 
 
 def scene_flows(scene: Scene, status: str | None = FlowStatus.OPEN) -> QuerySet[Flow]:
@@ -247,3 +354,31 @@ def flow_for(user: AnyUser | None, flow_id: int) -> tuple[Flow, Scene, Viewer, l
 
 
 # --- Fragments ------------------------------------------------------------------------------------
+
+
+def opening_choices(scene: Scene, viewer: Viewer) -> dict[str, Mapping[str, Sequence[Choice]]]:
+    """The pickers of each procedure's opening form in ``scene`` for this viewer (by procedure key): the
+    scene is read once for all of them."""
+    from rolls.runner import scene_table
+
+    plugin = registry.plugin(scene.campaign.ruleset)
+    tables = [p for p in plugin.procedures.values() if isinstance(p, Procedure) and p.opening.choices is not None]
+    if not tables or not viewer.is_member:
+        return {}
+    reads = Reads(
+        board=any(p.reads.board for p in tables),
+        rules_state=any(p.reads.rules_state for p in tables),
+        open_rolls=any(p.reads.open_rolls for p in tables),
+    )
+    table = scene_table(scene, reads, lock=False)
+    return {p.key: p.opening.choices(table, viewer) for p in tables if p.opening.choices is not None}
+
+
+def record_views(viewer: Viewer, post_ids: Iterable[int], lang: str) -> dict[int, FlowView]:
+    """The procedures recorded by these thread posts (the viewer may see the posts), keyed by post id:
+    the thread shows each as its record, in words and dice. A constant number of queries."""
+    ids = list(post_ids)
+    if not ids:
+        return {}
+    found = Flow.objects.filter(record_id__in=ids).select_related("campaign", "scene", "opened_by").order_by("id")
+    return {view.flow.record_id: view for view in flow_views(viewer, list(found), lang, with_actions=False)}  # type: ignore[misc]

@@ -7,7 +7,6 @@ Refusals: PermissionDenied (policy), ValidationError (malformed input, on the ``
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -22,31 +21,20 @@ from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Recipients, Scene
 from characters.models import Character
 from characters.services import campaign_settings, pydantic_to_validation_error
-from rolls.bindings import roll_binding_for
-from rolls.bindings.base import RollBinding
 from rolls.models import Roll, RollReveal
+from rulesets import registry
+from rulesets.kit.rolls import RollBinding, RollSpec
 from systems.dice import DiceSource, SystemDice
 
 MAX_ROLLS_PER_POST = 10
 GENERIC = "generic"
 
 
-@dataclass(frozen=True)
-class RollSpec:
-    """One roll asked for in the composer or the API: a kind of the campaign's ruleset, or ``notation``."""
-
-    kind: str
-    data: dict[str, Any] = field(default_factory=dict)
-    character_id: int | None = None
-    label: str = ""
-    gm_only: bool = False
-
-
 def _binding_for(scene: Scene, kind: str) -> RollBinding:
     """Dice notation works in every campaign; any other kind belongs to the campaign's ruleset."""
     if kind == "notation":
-        return roll_binding_for(GENERIC)
-    return roll_binding_for(scene.campaign.ruleset)
+        return registry.plugin(GENERIC).rolls
+    return registry.plugin(scene.campaign.ruleset).rolls
 
 
 def make_roll(
@@ -69,13 +57,18 @@ def make_roll(
     if not policy.may_roll(viewer, gm_only=spec.gm_only, character=character):
         raise PermissionDenied(_("No puedes hacer esa tirada."))
     binding = _binding_for(scene, spec.kind)
-    if not binding.kind_allowed(spec.kind, is_gm=viewer.is_gm):
+    if not binding.kind_allowed(spec.kind, is_gm=policy.roll_powers(viewer).gm_kinds):
         raise ValidationError({"rolls": _("«%(kind)s» no es una tirada que puedas hacer aquí.") % {"kind": spec.kind}})
     if len(spec.label) > 120:
         raise ValidationError({"rolls": _("La etiqueta de la tirada es demasiado larga.")})
     settings = campaign_settings(campaign) if binding.key != GENERIC else None
+    input_model = getattr(binding, "input_model", None)  # transitional: every binding will declare one
     try:
-        prepared = binding.prepare(spec.kind, dict(spec.data), character.sheet if character else None, settings)
+        data = dict(spec.data)
+        if input_model is not None:
+            # Exactly what /api/rulesets/ publishes for this kind is what a post accepts.
+            data = input_model(spec.kind).model_validate(data).model_dump(mode="json", exclude_unset=True)
+        prepared = binding.prepare(spec.kind, data, character.sheet if character else None, settings)
     except PydanticValidationError as exc:
         raise pydantic_to_validation_error(exc, "rolls") from None
     resolved = binding.resolve(spec.kind, prepared, dice or SystemDice(), settings)

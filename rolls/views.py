@@ -29,10 +29,11 @@ from campaigns.policy import Viewer
 from campaigns.views.common import is_htmx, user_of
 from rolls import flows
 from rolls.models import Flow
-from rolls.selectors import flow_for, flow_views, roll_for, scene_flows
+from rolls.runner import IdempotencyConflict
+from rolls.selectors import flow_for, flow_views, opening_choices, roll_for, scene_flows
 from rolls.services import reveal_roll
+from rulesets import registry
 from systems.errors import RulesError
-from systems.registry import ruleset_module
 
 # Fields of a step or start form that are not the step's params.
 _RESERVED = frozenset({"csrfmiddlewaretoken", "idempotency_key", "next"})
@@ -77,7 +78,8 @@ def scene_flows_context(scene: Scene, viewer: Viewer, may_write: bool, error: st
         "viewer": viewer,
         "flow_views": flow_views(viewer, scene_flows(scene), language()),
         "may_start_flows": may_write,
-        "start_template": [f"rolls/flows/{ruleset_module(scene.campaign.ruleset)}/_start.html", "rolls/_empty.html"],
+        "start_template": registry.plugin(scene.campaign.ruleset).templates.start or "rolls/_empty.html",
+        "openings": opening_choices(scene, viewer) if may_write else {},
         "flows_error": error,
         "new_idempotency_key": uuid.uuid4,  # called once per form as the template renders
     }
@@ -175,7 +177,7 @@ def flow_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
             params=form_params(request.POST),
             idempotency_key=request.POST.get("idempotency_key", "").strip(),
         )
-    except (ValidationError, PermissionDenied, RulesError) as exc:
+    except (ValidationError, PermissionDenied, RulesError, IdempotencyConflict) as exc:
         error = error_text(exc, language())
     if not is_htmx(request):
         return _back(request, scene, error, _("Hecho."))

@@ -1,10 +1,10 @@
 """Tintero's rules: pure Python, no Django, no I/O.
 
-Each ruleset lives in its own module and registers one :class:`~systems.registry.Ruleset`.
-Import :func:`get_ruleset` / :data:`RULESETS` from here.
+Each ruleset lives in its own package and builds one :class:`~systems.registry.Ruleset` as ``RULESET``;
+the registry of games is Django-side (``rulesets.registry``).
 """
 
 from systems.errors import RulesError
-from systems.registry import RULESETS, Ruleset, get_ruleset
+from systems.registry import Ruleset
 
-__all__ = ["RULESETS", "RulesError", "Ruleset", "get_ruleset"]
+__all__ = ["RulesError", "Ruleset"]

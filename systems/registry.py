@@ -1,7 +1,7 @@
-"""The registry ``key -> Ruleset``: what each game offers, for the rest of Tintero to discover.
+"""What a game offers, described in pure Python: :class:`Ruleset` and its parts.
 
-A ruleset module builds one :class:`Ruleset` and registers it at import time; ``systems/__init__``
-imports every ruleset module so the registry is complete after ``import systems``.
+Each ruleset package builds one :class:`Ruleset` as its ``RULESET``. The one registry of games is
+Django-side (``rulesets.registry``): each game's plugin names its ``RULESET`` there at startup.
 """
 
 from __future__ import annotations
@@ -125,76 +125,3 @@ class Ruleset:
             f"«{key}» no es una operación de {self.names.es}.",
             f"'{key}' is not an operation of {self.names.en}.",
         )
-
-
-RULESETS: dict[str, Ruleset] = {}
-
-
-def register(ruleset: Ruleset) -> Ruleset:
-    if ruleset.key in RULESETS:
-        raise ValueError(f"ruleset {ruleset.key!r} registered twice")
-    RULESETS[ruleset.key] = ruleset
-    return ruleset
-
-
-def get_ruleset(key: str) -> Ruleset:
-    _load_all()
-    try:
-        return RULESETS[key]
-    except KeyError:
-        raise RulesError(
-            "unknown_ruleset",
-            f"No existe el sistema de juego «{key}».",
-            f"There is no ruleset '{key}'.",
-        ) from None
-
-
-# The keys every layer above systems/ may store (campaigns keep one); each has a module below.
-RULESET_KEYS = ("fate-sotc", "fate-accelerated", "event", "presagios", "dont-rest-your-head", "generic")
-
-
-def ruleset_module(key: str) -> str:
-    """The Python module name of a ruleset key (``fate-sotc`` -> ``fate_sotc``), shared by every layer that
-    keeps one module per ruleset (systems, bindings, builders, flows, templates)."""
-    if key not in RULESET_KEYS:
-        raise RulesError(
-            "unknown_ruleset",
-            f"No existe el sistema de juego «{key}».",
-            f"There is no ruleset '{key}'.",
-        )
-    return key.replace("-", "_")
-
-
-def import_ruleset_part(package: str, key: str, *, optional: bool = False) -> Any:
-    """Import ``<package>.<module of key>``; with ``optional``, None when that module does not exist."""
-    import importlib
-
-    name = f"{package}.{ruleset_module(key)}"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if optional and exc.name == name:
-            return None
-        raise
-
-
-RULESET_MODULES = (
-    "systems.generic",
-    "systems.fate_sotc",
-    "systems.fate_accelerated",
-    "systems.event",
-    "systems.presagios",
-    "systems.dont_rest_your_head",
-)
-
-
-def _load_all() -> None:
-    import importlib
-
-    for name in RULESET_MODULES:
-        importlib.import_module(name)
-
-
-def all_rulesets() -> dict[str, Ruleset]:
-    _load_all()
-    return dict(RULESETS)

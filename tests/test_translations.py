@@ -183,7 +183,7 @@ def test_catalogue_compiles_with_msgfmt(tmp_path: Path) -> None:
     assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
 
 
-SOURCE_DIRS = ("accounts", "campaigns", "characters", "rolls", "systems", "templates", "tintero")
+SOURCE_DIRS = ("accounts", "campaigns", "characters", "rolls", "rulesets", "systems", "templates", "tintero")
 
 
 @pytest.mark.skipif(shutil.which("xgettext") is None, reason="GNU gettext (xgettext) is not installed")
@@ -201,7 +201,11 @@ def test_catalogue_holds_every_string_of_the_sources(tmp_path: Path, catalogue: 
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "SQLITE_PATH": str(tmp_path / "unused.sqlite3")},
+        env={
+            **os.environ,
+            "SQLITE_PATH": str(tmp_path / "unused.sqlite3"),
+            "DJANGO_SETTINGS_MODULE": "tintero.settings",
+        },
     )
     assert result.returncode == 0, result.stderr
     extracted = {(e.msgctxt, e.msgid) for e in read_po(tmp_path / "locale/en/LC_MESSAGES/django.po") if e.msgid}

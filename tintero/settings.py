@@ -47,6 +47,14 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "rolls",
+    # The games: the registry, then one app per ruleset (adding a game is one line here).
+    "rulesets",
+    "rulesets.fate_sotc",
+    "rulesets.fate_accelerated",
+    "rulesets.event",
+    "rulesets.presagios",
+    "rulesets.dont_rest_your_head",
+    "rulesets.generic",
 ]
 
 MIDDLEWARE = [

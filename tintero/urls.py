@@ -3,6 +3,8 @@ from django.conf.urls.static import static
 from django.contrib import admin
 from django.urls import include, path
 
+from rulesets import registry
+
 urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
@@ -11,6 +13,8 @@ urlpatterns = [
     path("", include("characters.urls")),
     path("", include("rolls.urls")),
     path("", include("campaigns.urls")),
+    # Each game's own pages, when its plugin has any (rulesets.registry).
+    *[path("", include(plugin.urls)) for plugin in registry.plugins().values() if plugin.urls],
 ]
 if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -12,9 +12,9 @@ from django.utils.translation import get_language
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.models import Post
+from campaigns.models import Post, PostKind
 from campaigns.policy import Viewer
-from rolls.selectors import rolls_for_posts
+from rolls.selectors import record_views, rolls_for_posts
 
 
 def user_of(request: HttpRequest) -> User:
@@ -43,9 +43,12 @@ def decorate_posts(viewer: Viewer, posts: Iterable[Post], first_unread_id: int |
     """Attach what the viewer may do with each post (policy answers, no queries) and its rolls (two
     queries for the whole page)."""
     posts = list(posts)
-    rolls = rolls_for_posts(viewer, [post.pk for post in posts], get_language() or "es")
+    language = get_language() or "es"
+    rolls = rolls_for_posts(viewer, [post.pk for post in posts], language)
+    records = record_views(viewer, [post.pk for post in posts if post.kind == PostKind.PROCEDURE], language)
     for post in posts:
         post.roll_views = rolls.get(post.pk, [])  # type: ignore[attr-defined]
+        post.record = records.get(post.pk)  # type: ignore[attr-defined]
         post.may_edit = policy.may_edit_post(viewer, post)  # type: ignore[attr-defined]
         post.may_delete = policy.may_delete_post(viewer, post)  # type: ignore[attr-defined]
         post.may_see_revisions = policy.may_see_revisions(viewer, post)  # type: ignore[attr-defined]

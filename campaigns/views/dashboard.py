@@ -27,7 +27,7 @@ from campaigns.dashboard import CampaignDashboard
 from campaigns.forms import AspectForm
 from campaigns.views.common import user_of
 from characters.views import pools_template, sheet_context
-from systems import get_ruleset
+from rulesets import registry
 
 
 def _language() -> str:
@@ -44,7 +44,7 @@ def _pools_html(request: HttpRequest, entry: CampaignDashboard) -> str:
         "state": entry.pools.state,
         "pools": entry.pools.pools,
         "pools_visible": True,
-        "gm_ops": {op.key for op in get_ruleset(campaign.ruleset).operations},
+        "gm_ops": {op.key for op in registry.rules(campaign.ruleset).operations},
         "operation_error": None,
         "pools_template": pools_template(campaign.ruleset),
     }

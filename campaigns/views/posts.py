@@ -75,6 +75,14 @@ def post_permalink(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(_thread_url(scene.get_absolute_url(), selectors.page_of_post(viewer, post), post.pk))
 
 
+@require_GET
+def post_fragment(request: HttpRequest, pk: int) -> HttpResponse:
+    """One post as this viewer sees it (a live region's source: a procedure's record refreshes in place)."""
+    post, _scene, viewer = selectors.post_for(request.user, pk)
+    decorate_posts(viewer, [post])
+    return render(request, "campaigns/_post.html", {"post": post, "viewer": viewer})
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def post_edit(request: HttpRequest, pk: int) -> HttpResponse:

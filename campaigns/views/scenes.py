@@ -16,8 +16,10 @@ from campaigns.models import Scene, SceneAspect, SceneStatus, Voice
 from campaigns.policy import Viewer
 from campaigns.views.common import decorate_posts, flash_validation_error, is_htmx, page_number, user_of
 from characters.models import CharacterStatus
+from characters.selectors import scene_panel
 from characters.services import campaign_settings
 from rolls.views import scene_flows_context
+from rulesets import registry
 
 
 def composer_form(viewer: Viewer, scene: Scene, data: object = None) -> PostForm:
@@ -33,6 +35,7 @@ def composer_form(viewer: Viewer, scene: Scene, data: object = None) -> PostForm
         characters=characters,
         memberships=memberships,
         is_gm=viewer.is_gm,
+        roll_powers=policy.roll_powers(viewer),
         user_id=viewer.user_id,
         ruleset=scene.campaign.ruleset,
         rules_settings=campaign_settings(scene.campaign),
@@ -55,6 +58,7 @@ def thread_context(
         # Viewing a page is reading it: the marker moves up to the last post shown (never back).
         services.mark_scene_read(user=user_of(request), scene=scene, up_to_post_id=page.posts[-1].pk)
     may_manage = policy.may_manage_campaign(viewer)
+    plugin = registry.plugin(scene.campaign.ruleset)
     if may_write and form is None:
         form = composer_form(viewer, scene)
     return {
@@ -64,7 +68,10 @@ def thread_context(
         "page": page,
         "may_manage": may_manage,
         "may_write": may_write,
-        "aspects": list(selectors.scene_aspects(viewer, scene)),
+        "plugin": plugin,
+        "aspects": list(selectors.scene_aspects(viewer, scene)) if plugin.scene_aspects else [],
+        "scene_panel_template": plugin.templates.scene_panel,
+        "panel": scene_panel(scene, viewer) if plugin.templates.scene_panel else None,
         "form": form if may_write else None,
         "aspect_form": AspectForm() if may_manage else None,
         # The scene's open flows render with the page (what each waits for, and from whom).

@@ -25,7 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.dice import ScriptedDice
 from systems.dont_rest_your_head import Chest, PcAndChest, Sheet
 from systems.dont_rest_your_head import conflict as conflict_rules

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.event import EventSettings, EventSheet
 from systems.event.sheet import SheetStatus, finish_creation

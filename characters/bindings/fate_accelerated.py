@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.fate_accelerated.actions import Action, Approach
 from systems.fate_accelerated.aspects import Aspect, AspectKind, FreeInvocationGrant, Moment, Severity

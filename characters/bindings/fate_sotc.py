@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.fate_sotc.consequences import Severity
 from systems.fate_sotc.operations import AddAspectParams, AspectIdParams, SeverityParams

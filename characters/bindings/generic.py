@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.generic.sheet import GenericSheet
 from systems.registry import Operation

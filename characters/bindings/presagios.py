@@ -23,7 +23,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.base import JSON, Outcome, Targets, Who
+from rulesets.kit.sheets import JSON, Outcome, Targets, Who
 from systems.errors import RulesError
 from systems.presagios import points
 from systems.presagios.points import Purpose, Use

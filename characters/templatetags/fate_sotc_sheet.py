@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from pydantic import ValidationError as PydanticValidationError
 
 from characters.bindings.fate_sotc import load_sheet, sotc_settings
-from systems import get_ruleset
+from systems.fate_sotc import RULESET
 from systems.fate_sotc.consequences import ORDER, DurationGrade
 from systems.fate_sotc.defeat import Status
 from systems.fate_sotc.errors import MESSAGES
@@ -199,7 +199,7 @@ def build_view(
     except PydanticValidationError:
         return SheetView(valid=False)
     allowed = set(owner_ops or ()) | set(gm_ops or ())
-    ruleset = get_ruleset("fate-sotc")
+    ruleset = RULESET
     names = {op.key: op.names.get(lang) for op in ruleset.operations}
 
     skills = [

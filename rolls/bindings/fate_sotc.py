@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from rolls.bindings.base import JSON, DieFace, Prepared, Resolved
+from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
 from systems.errors import RulesError
 from systems.fate_sotc import FateSotcSettings

@@ -6,8 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from rolls.bindings.base import JSON, DieFace, Prepared, Resolved
 from rolls.serialization import to_jsonable
+from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
 from systems.generic import NotationRequest, roll_notation
 

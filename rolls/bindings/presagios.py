@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic import ValidationError as PydanticValidationError
 
-from rolls.bindings.base import JSON, DieFace, Prepared, Resolved
+from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
 from systems.errors import RulesError
 from systems.presagios.challenge import ChallengeResult, check_difficulty

@@ -29,12 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from campaigns import policy
 from campaigns.models import Voice
-from characters.bindings import binding_for
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from rolls.bindings.presagios import characteristic_label, load_sheet, outcome_word, roll_words, settings_of
 from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, parse_params
 from rolls.models import Flow, Roll
 from rolls.services import RollSpec, make_roll
+from rulesets import registry
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.presagios import challenge as ch
@@ -259,7 +259,9 @@ def _load_table(ctx: StepContext, character_ids: Iterable[int]) -> Table:
     """Threat and the named characters, locked in the ledger's order (rules state, then ids ascending)."""
     campaign = ctx.flow.campaign
     row = CampaignRulesState.objects.select_for_update().filter(campaign=campaign).first()
-    state = row.state if row is not None else binding_for(campaign.ruleset).initial_campaign_state(ctx.settings)
+    state = (
+        row.state if row is not None else registry.plugin(campaign.ruleset).sheet.initial_campaign_state(ctx.settings)
+    )
     ids = sorted(set(character_ids))
     rows = list(Character.objects.select_for_update().filter(pk__in=ids, campaign=campaign).order_by("pk"))
     if len(rows) != len(ids):
@@ -353,7 +355,7 @@ def _faces(roll: Roll) -> ScriptedDice:
 
 
 def _threat_public(ctx: StepContext) -> bool:
-    return binding_for("presagios").pools_public(ctx.settings)
+    return registry.plugin("presagios").sheet.pools_public(ctx.settings)
 
 
 def _omen_op(omens: int, threat_at_roll: int) -> LedgerOp:

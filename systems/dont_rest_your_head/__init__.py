@@ -1,6 +1,6 @@
 """No te Duermas (Don't Rest Your Head): discipline, exhaustion, madness and pain; hope and despair.
 
-Builds and registers the ``dont-rest-your-head`` ruleset. Spec: rules/dont-rest-your-head.md.
+Builds the ``dont-rest-your-head`` ruleset. Spec: rules/dont-rest-your-head.md.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from systems.dont_rest_your_head.operations import OPERATIONS, ROLLING_OPERATION
 from systems.dont_rest_your_head.resolve import REQUEST_MODELS, resolve
 from systems.dont_rest_your_head.settings import Settings
 from systems.dont_rest_your_head.sheet import Sheet, Status
-from systems.registry import Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec, register
+from systems.registry import Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec
 
 KEY = "dont-rest-your-head"
 
@@ -45,24 +45,22 @@ TRACKS: tuple[TrackSpec, ...] = (
     TrackSpec("scars", Names("Cicatrices", "Scars"), "slots"),
 )
 
-RULESET = register(
-    Ruleset(
-        key=KEY,
-        names=Names("No te Duermas", "Don't Rest Your Head"),
-        sheet_model=Sheet,
-        settings_model=Settings,
-        roll_kinds=ROLL_KINDS,
-        pools=POOLS,
-        tracks=TRACKS,
-        operations=OPERATIONS,
-        resolve=resolve,
-        extras={
-            "rolling_operations": ROLLING_OPERATIONS,
-            "declare_conflict": declare,
-            "declare_group_conflict": declare_group,
-            "chest_model": Chest,
-        },
-    )
+RULESET = Ruleset(
+    key=KEY,
+    names=Names("No te Duermas", "Don't Rest Your Head"),
+    sheet_model=Sheet,
+    settings_model=Settings,
+    roll_kinds=ROLL_KINDS,
+    pools=POOLS,
+    tracks=TRACKS,
+    operations=OPERATIONS,
+    resolve=resolve,
+    extras={
+        "rolling_operations": ROLLING_OPERATIONS,
+        "declare_conflict": declare,
+        "declare_group_conflict": declare_group,
+        "chest_model": Chest,
+    },
 )
 
 __all__ = [

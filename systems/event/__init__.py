@@ -2,7 +2,7 @@
 
 d6 pools against a complexity level, an automatic-outcome gate, ordered evaluation (absolute, partial,
 critical, failure), vetoes, and interactions settled by sealed left/right fist splits (*desafío*).
-Modules are named after the game's concepts; this package registers one :class:`Ruleset`, key ``event``.
+Modules are named after the game's concepts; this package builds one :class:`Ruleset`, key ``event``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from systems.event.sheet import (
     finish_creation,
     open_progress,
 )
-from systems.registry import Names, Operation, PoolSpec, RollKind, Ruleset, Scope, register
+from systems.registry import Names, Operation, PoolSpec, RollKind, Ruleset, Scope
 
 KEY = "event"
 
@@ -156,35 +156,33 @@ OPERATIONS = (
     ),
 )
 
-RULESET = register(
-    Ruleset(
-        key=KEY,
-        names=Names("Event", "Event"),
-        sheet_model=EventSheet,
-        settings_model=EventSettings,
-        roll_kinds=ROLL_KINDS,
-        pools=POOLS,
-        tracks=(),  # Event has no stress or condition tracks: a sheet is answers and skills
-        operations=OPERATIONS,
-        resolve=resolve,
-        extras={
-            "credits": CREDITS,
-            "veto_threshold": VETO_THRESHOLD,
-            "levels": LEVEL_NAMES,
-            "outcomes": OUTCOME_NAMES,
-            "setup_warnings": setup_warnings,
-            # Multi-step flows (explicit state machines) for the Django layer:
-            "flows": {
-                "action": action,
-                "interaction": desafio,
-                "narration": narration,
-                "veto": veto,
-                "bets": bets,
-                "creation": creation,
-                "batch": batch,
-            },
+RULESET = Ruleset(
+    key=KEY,
+    names=Names("Event", "Event"),
+    sheet_model=EventSheet,
+    settings_model=EventSettings,
+    roll_kinds=ROLL_KINDS,
+    pools=POOLS,
+    tracks=(),  # Event has no stress or condition tracks: a sheet is answers and skills
+    operations=OPERATIONS,
+    resolve=resolve,
+    extras={
+        "credits": CREDITS,
+        "veto_threshold": VETO_THRESHOLD,
+        "levels": LEVEL_NAMES,
+        "outcomes": OUTCOME_NAMES,
+        "setup_warnings": setup_warnings,
+        # Multi-step flows (explicit state machines) for the Django layer:
+        "flows": {
+            "action": action,
+            "interaction": desafio,
+            "narration": narration,
+            "veto": veto,
+            "bets": bets,
+            "creation": creation,
+            "batch": batch,
         },
-    )
+    },
 )
 
 __all__ = ["KEY", "RULESET", "EventSettings", "EventSheet", "Outcome", "evaluate", "resolve"]

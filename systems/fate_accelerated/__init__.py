@@ -1,6 +1,6 @@
 """Fate Accelerated (FAE): approaches, four actions, stress boxes 1-3, consequences 2/4/6.
 
-Spec: /work/shared/rules/fate-accelerated.md (seed 001). Builds and registers one Ruleset.
+Spec: /work/shared/rules/fate-accelerated.md (seed 001). Builds one Ruleset.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from systems.fate_accelerated.operations import OPERATIONS
 from systems.fate_accelerated.roll_kinds import ROLL_KINDS, resolve
 from systems.fate_accelerated.settings import FaeSettings
 from systems.fate_accelerated.sheet import FaeSheet
-from systems.registry import RULESETS, Names, PoolSpec, Ruleset, Scope, TrackSpec, register
+from systems.registry import Names, PoolSpec, Ruleset, Scope, TrackSpec
 
 KEY = "fate-accelerated"
 
@@ -37,7 +37,5 @@ RULESET = Ruleset(
     resolve=resolve,
 )
 
-if KEY not in RULESETS:  # a reload must not register twice
-    register(RULESET)
 
 __all__ = ["KEY", "RULESET"]

@@ -13,7 +13,7 @@ from systems.fate_sotc.operations import build_operations
 from systems.fate_sotc.rolls import REQUEST_MODELS, resolve
 from systems.fate_sotc.settings import FateSotcSettings
 from systems.fate_sotc.sheet import FateSotcSheet
-from systems.registry import RULESETS, Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec, register
+from systems.registry import Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec
 
 KEY = "fate-sotc"
 
@@ -61,7 +61,5 @@ RULESET = Ruleset(
     resolve=resolve,
 )
 
-if KEY not in RULESETS:
-    register(RULESET)
 
 __all__ = ["KEY", "RULESET", "FateSotcSettings", "FateSotcSheet", "resolve"]

@@ -5,7 +5,7 @@
 the notation, :mod:`systems.generic.limits` for the caps.
 
 Public API: :func:`parse` (cached) -> :class:`Notation`; :func:`roll_notation` / :func:`roll_parsed`
--> :class:`RollResult`; :data:`RULESET` (registered as ``generic``).
+-> :class:`RollResult`; :data:`RULESET` (key ``generic``).
 """
 
 from __future__ import annotations
@@ -16,27 +16,25 @@ from systems.generic.parse import clear_parse_cache, parse, parse_cache_info
 from systems.generic.roll import NOTATION, NotationRequest, resolve
 from systems.generic.settings import GenericSettings
 from systems.generic.sheet import GenericSheet
-from systems.registry import Names, RollKind, Ruleset, register
+from systems.registry import Names, RollKind, Ruleset
 
-RULESET = register(
-    Ruleset(
-        key="generic",
-        names=Names(es="Genérico", en="Generic"),
-        sheet_model=GenericSheet,
-        settings_model=GenericSettings,
-        roll_kinds=(
-            RollKind(
-                key=NOTATION,
-                names=Names(es="Notación de dados", en="Dice notation"),
-                request_model=NotationRequest,
-                description=Names(
-                    es="Cualquier tirada escrita en notación: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7.",
-                    en="Any roll written in dice notation: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7.",
-                ),
+RULESET = Ruleset(
+    key="generic",
+    names=Names(es="Genérico", en="Generic"),
+    sheet_model=GenericSheet,
+    settings_model=GenericSettings,
+    roll_kinds=(
+        RollKind(
+            key=NOTATION,
+            names=Names(es="Notación de dados", en="Dice notation"),
+            request_model=NotationRequest,
+            description=Names(
+                es="Cualquier tirada escrita en notación: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7.",
+                en="Any roll written in dice notation: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7.",
             ),
         ),
-        resolve=resolve,
-    )
+    ),
+    resolve=resolve,
 )
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Presagios: a horror ruleset of threat and omens (spec rules/presagios.md, seed 003).
 
 Keep-highest d6 with a duplicate bonus, a secret difficulty, omens that raise threat, and script
-protection bought with overcome points. Builds and registers the ``presagios`` Ruleset.
+protection bought with overcome points. Builds the ``presagios`` Ruleset.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from systems.presagios.rolls import ChallengeRequest, ConflictRequest, RollReque
 from systems.presagios.settings import PresagiosSettings
 from systems.presagios.sheet import PresagiosSheet, create_character, valid_base_triples
 from systems.presagios.table import Table
-from systems.registry import Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec, register
+from systems.registry import Names, PoolSpec, RollKind, Ruleset, Scope, TrackSpec
 
 KEY = "presagios"
 
@@ -66,24 +66,22 @@ TRACKS = (
     TrackSpec(key="c3", names=Names(es="Cognición", en="Cognition"), kind="counter"),
 )
 
-RULESET = register(
-    Ruleset(
-        key=KEY,
-        names=Names(es="Presagios", en="Presagios (Omens)"),
-        sheet_model=PresagiosSheet,
-        settings_model=PresagiosSettings,
-        roll_kinds=ROLL_KINDS,
-        pools=POOLS,
-        tracks=TRACKS,
-        operations=OPERATIONS,
-        resolve=resolve,
-        extras={
-            "tool_dice": {str(tool): dice for tool, dice in TOOL_DICE.items()},
-            "valid_base_triples": tuple(valid_base_triples()),
-            "create_character": create_character,
-            "flows": {"challenge": "systems.presagios.challenge", "conflict": "systems.presagios.conflict"},
-        },
-    )
+RULESET = Ruleset(
+    key=KEY,
+    names=Names(es="Presagios", en="Presagios (Omens)"),
+    sheet_model=PresagiosSheet,
+    settings_model=PresagiosSettings,
+    roll_kinds=ROLL_KINDS,
+    pools=POOLS,
+    tracks=TRACKS,
+    operations=OPERATIONS,
+    resolve=resolve,
+    extras={
+        "tool_dice": {str(tool): dice for tool, dice in TOOL_DICE.items()},
+        "valid_base_triples": tuple(valid_base_triples()),
+        "create_character": create_character,
+        "flows": {"challenge": "systems.presagios.challenge", "conflict": "systems.presagios.conflict"},
+    },
 )
 
 __all__ = [

@@ -9,7 +9,7 @@ from accounts.models import User
 from campaigns.demo import CAMPAIGNS, load_demo
 from campaigns.models import Campaign, Post, Recipients
 from characters.models import Character, CharacterStatus
-from systems.registry import RULESET_KEYS
+from tests.rulesets.shipped import SHIPPED_GAMES as RULESET_KEYS
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from accounts.models import User
 from campaigns import services as campaign_services
 from campaigns.models import Campaign, Role
 from characters import services
-from characters.bindings import binding_for
 from characters.models import Character, LedgerEntry
+from rulesets import registry
 from tests.personas import add_member, make_user
 
 RULESET = "fate-sotc"
@@ -144,4 +144,4 @@ def snapshot(character: Character) -> tuple[dict[str, Any], int]:
 
 def pools(character: Character) -> dict[str, int]:
     character.refresh_from_db()
-    return binding_for(RULESET).pool_values(None, {character.pk: character.sheet})
+    return registry.plugin(RULESET).sheet.pool_values(None, {character.pk: character.sheet})

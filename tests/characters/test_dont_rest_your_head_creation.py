@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError
 from characters import services
 from characters.bindings.dont_rest_your_head import BINDING
 from characters.models import Character, CharacterStatus
-from characters.sheetforms import sheet_form_for
 from characters.sheetforms.dont_rest_your_head import SheetForm
+from rulesets import registry
 from tests.characters.dont_rest_your_head_fixtures import ANSWERS, DryhTable, build_dryh_table, valid_sheet
 
 
@@ -144,7 +144,7 @@ def _post(form: SheetForm) -> dict[str, Any]:
 
 
 def test_the_form_is_registered() -> None:
-    assert sheet_form_for("dont-rest-your-head") is SheetForm
+    assert registry.plugin("dont-rest-your-head").sheet_form is SheetForm
 
 
 def test_the_form_round_trips_a_stored_sheet(dryh: DryhTable) -> None:

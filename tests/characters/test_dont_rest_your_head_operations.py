@@ -10,11 +10,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from characters import services
 from characters.bindings.dont_rest_your_head import BINDING
 from characters.models import Character, LedgerEntry
-from systems import get_ruleset
+from systems.dont_rest_your_head import RULESET as RULES
 from systems.errors import RulesError
-from tests.characters.dont_rest_your_head_fixtures import KEY, DryhTable, build_dryh_table, valid_sheet
+from tests.characters.dont_rest_your_head_fixtures import DryhTable, build_dryh_table, valid_sheet
 
-CONFLICT_OPS = [op.key for op in get_ruleset(KEY).operations if op.key.startswith("conflict_")]
+CONFLICT_OPS = [op.key for op in RULES.operations if op.key.startswith("conflict_")]
 
 
 @pytest.fixture
@@ -291,7 +291,7 @@ def test_end_scene_ends_the_snap_episode_and_scene_swaps(dryh: DryhTable) -> Non
 def test_conflict_steps_belong_to_the_roll_flow(dryh: DryhTable, operation: str) -> None:
     dryh.approved()
     params = {"pc": "1", "by_pc": "1", "kind": "add6", "pool": "pain", "side": "gm", "scar_index": 0}
-    model = get_ruleset(KEY).operation(operation).params_model
+    model = RULES.operation(operation).params_model
     fields = set(model.model_fields) if model is not None else set()
     err = refused(dryh, "operation_needs_roll", operation, {k: v for k, v in params.items() if k in fields})
     assert "conflicto" in err.message_es
@@ -308,7 +308,7 @@ def test_players_apply_no_operation_of_this_game(dryh: DryhTable) -> None:
     with pytest.raises(PermissionDenied):
         apply(dryh, "open_session", actor=dryh.player)
     assert snapshot(dryh) == before
-    assert all(BINDING.who_may(op) == {"gm"} for op in get_ruleset(KEY).operations)
+    assert all(BINDING.who_may(op) == {"gm"} for op in RULES.operations)
 
 
 def test_an_unapproved_character_is_refused(dryh: DryhTable) -> None:

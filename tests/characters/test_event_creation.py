@@ -10,8 +10,8 @@ from django.core.exceptions import ValidationError
 
 from characters import services
 from characters.models import Character, CharacterStatus
-from characters.sheetforms import sheet_form_for
 from characters.sheetforms.event import SheetForm
+from rulesets import registry
 from systems.event import EventSettings
 from tests.characters.event_fixtures import RULES, EventTable, build_event_table, skill, valid_sheet
 
@@ -134,7 +134,7 @@ def _post(form: SheetForm) -> dict[str, Any]:
 
 
 def test_the_registry_gives_the_event_form() -> None:
-    assert sheet_form_for("event") is SheetForm
+    assert registry.plugin("event").sheet_form is SheetForm
 
 
 def test_the_form_round_trips_a_sheet(ev: EventTable) -> None:

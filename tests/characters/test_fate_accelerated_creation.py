@@ -8,9 +8,8 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from characters import services
-from characters.bindings import binding_for
 from characters.models import Character, CharacterStatus
-from characters.sheetforms import sheet_form_for
+from rulesets import registry
 from systems.fate_accelerated.settings import FaeSettings
 from tests.characters.fate_accelerated_fixtures import (
     S1,
@@ -24,8 +23,8 @@ from tests.characters.fate_accelerated_fixtures import (
 
 pytestmark = pytest.mark.django_db
 
-BINDING = binding_for("fate-accelerated")
-SheetForm = sheet_form_for("fate-accelerated")
+BINDING = registry.plugin("fate-accelerated").sheet
+SheetForm = registry.plugin("fate-accelerated").sheet_form
 
 
 @pytest.fixture

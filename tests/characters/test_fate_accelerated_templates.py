@@ -12,9 +12,9 @@ from django.utils import translation
 
 from campaigns import policy
 from characters import services
-from characters.bindings import binding_for
 from characters.bindings.fate_accelerated import _GM_OPS, _OWNER_OPS
 from characters.models import Character
+from rulesets import registry
 from tests.characters.fate_accelerated_fixtures import FaeTable, build_fae, operation_urls
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +61,7 @@ def render_pools(t: FaeTable, viewer_user: Any, error: str | None = None) -> str
             {
                 "campaign": t.campaign,
                 "state": state,
-                "pools": binding_for("fate-accelerated").pool_values(state, {}),
+                "pools": registry.plugin("fate-accelerated").sheet.pool_values(state, {}),
                 "viewer": viewer,
                 "gm_ops": set(_GM_OPS) if viewer.is_gm else set(),
                 "operation_error": error,

@@ -9,10 +9,10 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from characters import services
-from characters.bindings import binding_for
 from characters.models import Character, CharacterStatus, LedgerEntry
-from systems import get_ruleset
+from rulesets import registry
 from systems.errors import RulesError
+from systems.fate_sotc import RULESET as RULES
 from tests.characters.fate_sotc_fixtures import (
     RULESET,
     SotcTable,
@@ -52,8 +52,8 @@ def _key(character: Character, pool: str) -> str:
 
 def test_every_registry_operation_is_mapped() -> None:
     """No operation of the ruleset is left without a who and a target."""
-    binding = binding_for(RULESET)
-    for operation in get_ruleset(RULESET).operations:
+    binding = registry.plugin(RULESET).sheet
+    for operation in RULES.operations:
         assert binding.who_may(operation) in ({"gm"}, {"gm", "owner"})
         assert binding.targets(operation, None, 7).character_ids == (7,)
 
@@ -433,7 +433,7 @@ def test_the_ledger_replays_to_the_stored_sheet(sotc: SotcTable) -> None:
     assert entries[-1].after["characters"][str(hero.pk)] == hero.sheet
     for earlier, later in itertools.pairwise(entries):
         assert earlier.after["characters"] == later.before["characters"]  # no lost update between entries
-    binding = binding_for(RULESET)
+    binding = registry.plugin(RULESET).sheet
     first = binding.pool_values(None, {hero.pk: entries[0].before["characters"][str(hero.pk)]})
     stored = pools(hero)
     assert set(first) == set(stored)

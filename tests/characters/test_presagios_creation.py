@@ -8,13 +8,13 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from characters import services
-from characters.bindings import binding_for
 from characters.models import Character, CharacterStatus
 from characters.sheetforms.presagios import SheetForm
+from rulesets import registry
 from systems.presagios.settings import PresagiosSettings
 from tests.characters.presagios_fixtures import PresagiosTable, build_presagios, npc_sheet, pc_sheet
 
-BINDING = binding_for("presagios")
+BINDING = registry.plugin("presagios").sheet
 
 
 @pytest.fixture

@@ -11,13 +11,13 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from accounts.models import User
 from characters import services
-from characters.bindings import binding_for
 from characters.models import Character, LedgerEntry
-from systems import get_ruleset
+from rulesets import registry
 from systems.errors import RulesError
+from systems.presagios import RULESET as RULES
 from tests.characters.presagios_fixtures import PresagiosTable, build_presagios, pc_sheet
 
-BINDING = binding_for("presagios")
+BINDING = registry.plugin("presagios").sheet
 
 
 @pytest.fixture
@@ -77,7 +77,7 @@ def refused(pt: PresagiosTable, code: str, *args: Any, **kwargs: Any) -> None:
 
 
 def test_every_registry_operation_is_bound() -> None:
-    for operation in get_ruleset("presagios").operations:
+    for operation in RULES.operations:
         assert BINDING.who_may(operation)
 
 

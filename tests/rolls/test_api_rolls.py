@@ -14,25 +14,18 @@ from accounts.models import User
 from campaigns.models import Post, Recipients
 from rolls import flows
 from rolls.models import FlowStep, Roll, RollFollowUp, RollReveal
+from rulesets.kit.procedures import Procedure
 from systems.dice import ScriptedDice
 from tests.personas import Table
 from tests.rolls.test_views_rolls import (
     FLOW_SECRET,
     SECRET_NUMBER,
-    DuelFlow,
     roll_post,
     secret_difficulty_roll,
     start_duel,
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def duel(monkeypatch: pytest.MonkeyPatch) -> DuelFlow:
-    kind = DuelFlow()
-    monkeypatch.setattr(flows, "flow_kind", lambda ruleset, key: kind)
-    return kind
 
 
 def api(user: User | None, language: str = "es") -> APIClient:
@@ -168,7 +161,7 @@ def test_the_revision_history_api_never_carries_a_secret_difficulty(table: Table
 # --- Flows ----------------------------------------------------------------------------------------
 
 
-def test_open_a_flow_and_read_what_it_waits_for(table: Table, duel: DuelFlow) -> None:
+def test_open_a_flow_and_read_what_it_waits_for(table: Table, duel: Procedure[Any]) -> None:
     response = api(table.gm, "en").post(
         f"/api/scenes/{table.scene.pk}/flows/", {"kind": "duel", "params": {"player": table.player.pk}}, format="json"
     )
@@ -190,7 +183,7 @@ def test_open_a_flow_and_read_what_it_waits_for(table: Table, duel: DuelFlow) ->
     )
 
 
-def test_a_replayed_step_returns_the_unchanged_flow(table: Table, duel: DuelFlow) -> None:
+def test_a_replayed_step_returns_the_unchanged_flow(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     url = f"/api/flows/{flow.pk}/steps/"
     body = {"step": "player_roll", "idempotency_key": "3f1c"}
@@ -206,12 +199,12 @@ def test_a_replayed_step_returns_the_unchanged_flow(table: Table, duel: DuelFlow
     error_of(api(table.player).post(url, {"step": "player_roll"}, format="json"), 400)  # a key is required
 
 
-def test_steps_out_of_turn_and_after_settlement_are_refused(table: Table, duel: DuelFlow) -> None:
+def test_steps_out_of_turn_and_after_settlement_are_refused(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     url = f"/api/flows/{flow.pk}/steps/"
     error_of(api(table.player2).post(url, {"step": "player_roll", "idempotency_key": "x1"}, format="json"), 403)
     out_of_order = api(table.gm).post(url, {"step": "settle", "idempotency_key": "x2"}, format="json")
-    assert error_of(out_of_order, 400)["code"] == "out_of_order"
+    assert error_of(out_of_order, 400)["code"] == "step_not_available"
     api(table.player).post(url, {"step": "player_roll", "idempotency_key": "x3"}, format="json")
     settled = api(table.gm, "en").post(url, {"step": "settle", "idempotency_key": "x4"}, format="json")
     assert settled.status_code == 201 and settled.json()["status"] == "settled"
@@ -219,7 +212,7 @@ def test_steps_out_of_turn_and_after_settlement_are_refused(table: Table, duel: 
     assert follow_up["kind"] == "settle" and follow_up["summary"] == "Settled in favour"
     late = api(table.gm, "en").post(url, {"step": "settle", "idempotency_key": "x5"}, format="json")
     error = error_of(late, 400)
-    assert error["code"] == "flow_closed" and error["message"] == "This procedure is already closed."
+    assert error["code"] == "step_not_available" and error["message"] == "This procedure is already closed."
     assert RollFollowUp.objects.count() == 1 and FlowStep.objects.count() == 2
     # A player never reads another's step params (a sealed split); GMs do.
     rolled = api(table.reader).get(f"/api/flows/{flow.pk}/").json()
@@ -227,7 +220,7 @@ def test_steps_out_of_turn_and_after_settlement_are_refused(table: Table, duel: 
     assert all("params" in step for step in api(table.gm).get(f"/api/flows/{flow.pk}/").json()["steps"])
 
 
-def test_a_secret_roll_in_a_flow_is_hidden_from_players(table: Table, duel: DuelFlow) -> None:
+def test_a_secret_roll_in_a_flow_is_hidden_from_players(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     from rolls.services import RollSpec, make_roll
 
@@ -247,7 +240,7 @@ def _count(client: APIClient, url: str) -> int:
     return len(queries)
 
 
-def test_posts_with_rolls_and_flows_lists_do_not_grow(table: Table, duel: DuelFlow) -> None:
+def test_posts_with_rolls_and_flows_lists_do_not_grow(table: Table, duel: Procedure[Any]) -> None:
     def grow(n: int) -> None:
         for i in range(n):
             post = roll_post(table.player, table.scene, "2d6", [i % 6 + 1, 2])

@@ -14,6 +14,7 @@ from campaigns import policy
 from rolls import flows
 from rolls.flowkinds.event import seal, unseal
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.runner import IdempotencyConflict
 from rolls.selectors import flow_views
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
@@ -309,7 +310,9 @@ def test_desafio_with_an_npc_160_and_a_replayed_commit(t: EventRollTable) -> Non
     """#160: the GM sets an NPC pool of 3 and commits L1 R2; player A pool 2 commits L2 R0."""
     flow = desafio(t, {"name": "Bandido", "dice": 3}, {"character": t.valy.pk, "skill": "Resistencia"})
     flow = step(flow, t.jenny, "commit", key="k1", left=2, right=0)
-    flow = step(flow, t.jenny, "commit", key="k1", left=0, right=2)  # the same request again: ignored
+    flow = step(flow, t.jenny, "commit", key="k1", left=2, right=0)  # the same request again: ignored
+    with pytest.raises(IdempotencyConflict):
+        step(flow, t.jenny, "commit", key="k1", left=0, right=2)  # the same key for another request
     assert FlowStep.objects.count() == 1
     assert flow.waiting_for["who"] == "gm" and flow.waiting_for["users"] == []
     flow = step(flow, t.gm, "commit", left=1, right=2)

@@ -12,9 +12,9 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from rolls.bindings.event import BINDING
-from rolls.builders import builder_for
 from rolls.models import Flow, FlowStep
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets import registry
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.event.settings import EventSettings
@@ -102,7 +102,7 @@ def test_fist_tiebreak_and_order_roll() -> None:
 
 
 def test_builder_roll_specs_from_form_data(t: EventRollTable) -> None:
-    form_class, template = builder_for("event")  # type: ignore[misc]
+    form_class, template = (registry.plugin("event").builder, registry.plugin("event").templates.builder)  # type: ignore[misc]
     assert template == "rolls/builders/event.html"
     data = {
         "roll-kind": "action",
@@ -198,9 +198,17 @@ def test_desafio_through_the_api_keeps_splits_sealed(t: EventRollTable, monkeypa
     )
     assert first.status_code == 201, first.content
     replay = api(t.jenny).post(
-        url, {"step": "commit", "params": {"left": 0, "right": 3}, "idempotency_key": "a1"}, format="json"
+        url, {"step": "commit", "params": {"left": 3, "right": 0}, "idempotency_key": "a1"}, format="json"
     )
     assert replay.status_code == 200
+    reused = api(t.jenny).post(
+        url, {"step": "commit", "params": {"left": 0, "right": 3}, "idempotency_key": "a1"}, format="json"
+    )
+    assert reused.status_code == 409 and reused.json()["error"]["code"] == "idempotency_conflict"
+    stolen = api(t.reader).post(
+        url, {"step": "commit", "params": {"left": 3, "right": 0}, "idempotency_key": "a1"}, format="json"
+    )
+    assert stolen.status_code == 403  # a replay is answered only to whoever took the step
     bad = api(t.daria).post(
         url, {"step": "commit", "params": {"left": 2, "right": 0}, "idempotency_key": "b0"}, format="json"
     )

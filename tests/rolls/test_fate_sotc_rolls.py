@@ -16,11 +16,11 @@ from accounts.models import User
 from campaigns import policy
 from characters.models import LedgerEntry
 from rolls.bindings.fate_sotc import BINDING
-from rolls.builders import builder_for
 from rolls.builders.fate_sotc import RollBuilderForm
 from rolls.models import Flow, Roll
 from rolls.selectors import flow_views, view_roll
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets import registry
 from systems.dice import ScriptedDice
 from systems.fate_sotc.settings import DEFAULT_SETTINGS
 from tests.rolls.fate_sotc_fixtures import ZERO, SotcScene, build_scene, fp, start, step
@@ -141,7 +141,10 @@ def test_every_kind_resolves_with_words(s: SotcScene) -> None:
 
 
 def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
-    assert builder_for("fate-sotc") == (RollBuilderForm, "rolls/builders/fate_sotc.html")
+    assert (registry.plugin("fate-sotc").builder, registry.plugin("fate-sotc").templates.builder) == (
+        RollBuilderForm,
+        "rolls/builders/fate_sotc.html",
+    )
     data = {"roll-kind": "simple", "roll-character": str(s.t.hero.pk), "roll-skill": "pilot", "roll-difficulty": "3"}
     form = RollBuilderForm(data, characters=[s.t.hero], settings=DEFAULT_SETTINGS)
     assert form.is_valid(), form.errors

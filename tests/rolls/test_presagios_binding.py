@@ -9,12 +9,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from campaigns import policy
-from rolls.bindings import roll_binding_for
 from rolls.bindings.presagios import BINDING
-from rolls.builders import builder_for
 from rolls.builders.presagios import RollBuilderForm
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets import registry
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from tests.rolls.presagios_fixtures import RollsTable, build, set_sheet
@@ -33,7 +32,7 @@ def roll_with(t: RollsTable, actor: Any, spec: RollSpec, dice: list[int]) -> Any
 
 
 def test_registered_and_faces_draw_omens_for_ones() -> None:
-    assert roll_binding_for("presagios") is BINDING
+    assert registry.plugin("presagios").rolls is BINDING
     faces = BINDING.faces("roll", {"kind": "roll", "dice": [5, 1, 5, 2, 3]})
     assert [(f.pool, f.face, f.glyph) for f in faces] == [
         ("d6", 5, "5"), ("omen", 1, "☠"), ("d6", 5, "5"), ("d6", 2, "2"), ("d6", 3, "3"),
@@ -123,7 +122,10 @@ def test_a_quick_conflict_draws_every_pair_and_strikes_the_tied_ones(t: RollsTab
 
 
 def test_builder_is_found_and_makes_roll_specs_from_form_data(t: RollsTable) -> None:
-    assert builder_for("presagios") == (RollBuilderForm, "rolls/builders/presagios.html")
+    assert (registry.plugin("presagios").builder, registry.plugin("presagios").templates.builder) == (
+        RollBuilderForm,
+        "rolls/builders/presagios.html",
+    )
     data = {"roll-kind": "roll", "roll-character": str(t.lucia.pk), "roll-characteristic": "c1",
             "roll-tool_dice": "2", "roll-trait": f"{t.lucia.pk}:Pelear", "roll-label": "Forzar la puerta"}  # fmt: skip
     form = RollBuilderForm(data, characters=[t.lucia])

@@ -16,12 +16,12 @@ from accounts.models import User
 from campaigns import services
 from campaigns.models import Post, Voice
 from rolls import flows
-from rolls.flows import FollowUpSpec, StepContext, StepResult
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.kit.procedures import Procedure
 from systems.dice import ScriptedDice
-from systems.errors import RulesError
 from tests.personas import Table
+from tests.rolls.duel import FLOW_SECRET
 
 # The lead mounts rolls.urls at the site root; until then these tests mount it themselves.
 urlpatterns: list[URLPattern | URLResolver] = list(tintero.urls.urlpatterns)
@@ -31,51 +31,6 @@ if not any(getattr(p, "namespace", None) == "rolls" for p in urlpatterns):
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
 SECRET_NUMBER = 987654  # a secret difficulty: never on a player's page until revealed
-FLOW_SECRET = 13579
-
-
-class DuelFlow:
-    """Player rolls, the GM rolls, the GM settles; the difficulty to beat is secret."""
-
-    key = "duel"
-
-    def start(self, ctx: StepContext, params: dict[str, Any]) -> StepResult:
-        player = int(params["player"])
-        return StepResult(
-            state={"step": "player", "player_id": player},
-            waiting_for={"step": "player_roll", "users": [player], "label_es": "tirada del jugador",
-                         "label_en": "the player's roll"},
-            secret_state={"difficulty": FLOW_SECRET},
-        )  # fmt: skip
-
-    def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
-        if step == "player_roll":
-            return frozenset(flow.waiting_for.get("users", []))
-        return frozenset({"gm"})
-
-    def step(self, ctx: StepContext, step: str, params: dict[str, Any]) -> StepResult:
-        state = ctx.flow.state
-        if step == "player_roll" and state["step"] == "player":
-            roll = ctx.roll_maker(RollSpec(kind="notation", data={"expression": "1d6"}))
-            return StepResult(
-                state={**state, "step": "settle", "player": roll.result["totals"][0], "player_roll": roll.pk},
-                waiting_for={"step": "settle", "who": "gm"},
-            )
-        if step == "settle" and state["step"] == "settle":
-            return StepResult(
-                state={**state, "step": "done"},
-                waiting_for={},
-                settled=True,
-                follow_ups=[FollowUpSpec(state["player_roll"], "settle", "Resuelto a favor", "Settled in favour")],
-            )
-        raise RulesError("out_of_order", "Paso fuera de orden.", "Step out of order.")
-
-
-@pytest.fixture
-def duel(monkeypatch: pytest.MonkeyPatch) -> DuelFlow:
-    kind = DuelFlow()
-    monkeypatch.setattr(flows, "flow_kind", lambda ruleset, key: kind)
-    return kind
 
 
 def client_for(user: User | None, language: str = "es") -> Client:
@@ -207,7 +162,7 @@ def start_duel(table: Table) -> Flow:
     return flows.start_flow(actor=table.gm, scene=table.scene, kind="duel", params={"player": table.player.pk})
 
 
-def test_open_flows_say_what_they_wait_for_and_from_whom(table: Table, duel: DuelFlow) -> None:
+def test_open_flows_say_what_they_wait_for_and_from_whom(table: Table, duel: Procedure[Any]) -> None:
     response = htmx(client_for(table.gm), f"/scenes/{table.scene.pk}/flows/duel/start/", {"player": table.player.pk})
     html = response.content.decode()
     flow = Flow.objects.get()
@@ -225,7 +180,7 @@ def test_open_flows_say_what_they_wait_for_and_from_whom(table: Table, duel: Due
     assert 'name="idempotency_key"' in english and str(FLOW_SECRET) not in english
 
 
-def test_a_double_submitted_step_is_one_step(table: Table, duel: DuelFlow) -> None:
+def test_a_double_submitted_step_is_one_step(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     client = client_for(table.player)
     url = f"/flows/{flow.pk}/steps/player_roll/"
@@ -238,7 +193,7 @@ def test_a_double_submitted_step_is_one_step(table: Table, duel: DuelFlow) -> No
     assert 'class="error' not in html
 
 
-def test_steps_out_of_turn_and_after_settlement_are_refused_in_place(table: Table, duel: DuelFlow) -> None:
+def test_steps_out_of_turn_and_after_settlement_are_refused_in_place(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     intruder = htmx(client_for(table.player2, "en"), f"/flows/{flow.pk}/steps/player_roll/", {"idempotency_key": "a"})
     assert 'class="error flow-error"' in intruder.content.decode()
@@ -257,7 +212,7 @@ def test_steps_out_of_turn_and_after_settlement_are_refused_in_place(table: Tabl
     assert f"flow-{flow.pk}" not in client_for(table.gm).get(f"/scenes/{table.scene.pk}/flows/").content.decode()
 
 
-def test_a_reader_cannot_open_a_flow_and_hidden_scenes_are_404(table: Table, duel: DuelFlow) -> None:
+def test_a_reader_cannot_open_a_flow_and_hidden_scenes_are_404(table: Table, duel: Procedure[Any]) -> None:
     response = htmx(client_for(table.reader), f"/scenes/{table.scene.pk}/flows/duel/start/", {"player": "1"})
     assert "No puedes abrir" in response.content.decode() and not Flow.objects.exists()
     assert client_for(table.player2).get(f"/scenes/{table.listed_scene.pk}/flows/").status_code == 404
@@ -266,7 +221,7 @@ def test_a_reader_cannot_open_a_flow_and_hidden_scenes_are_404(table: Table, due
     assert htmx(client_for(table.player2), f"/flows/{flow.pk}/steps/player_roll/").status_code == 404
 
 
-def test_without_htmx_a_step_redirects_to_the_scene(table: Table, duel: DuelFlow) -> None:
+def test_without_htmx_a_step_redirects_to_the_scene(table: Table, duel: Procedure[Any]) -> None:
     flow = start_duel(table)
     response = client_for(table.player).post(f"/flows/{flow.pk}/steps/player_roll/", {"idempotency_key": "z"})
     assert response.status_code == 302 and response["Location"] == table.scene.get_absolute_url()
@@ -302,7 +257,7 @@ def test_thread_queries_do_not_grow_with_rolls(table: Table, persona: str) -> No
     assert _count(client, url + "?page=8") == small
 
 
-def test_flows_fragment_queries_do_not_grow(table: Table, duel: DuelFlow) -> None:
+def test_flows_fragment_queries_do_not_grow(table: Table, duel: Procedure[Any]) -> None:
     def open_flows(n: int) -> None:
         for _ in range(n):
             flow = start_duel(table)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-import systems
+import systems.dont_rest_your_head as dont_rest_your_head_rules
 from systems.dice import ScriptedDice, SeededDice
 from systems.dont_rest_your_head import RULESET, coins, conflict, crash, snap
 from systems.dont_rest_your_head.coins import Chest
@@ -19,7 +19,7 @@ from tests.systems.test_dont_rest_your_head_vectors import close, pc, refused, r
 
 
 def test_registry_entry() -> None:
-    rs = systems.get_ruleset("dont-rest-your-head")
+    rs = dont_rest_your_head_rules.RULESET
     assert rs is RULESET and rs.names.es == "No te Duermas"
     assert [k.key for k in rs.roll_kinds] == ["conflict", "leader", "helper", "pain"]
     assert all(k.request_model is not None for k in rs.roll_kinds)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import systems
+import systems.event as event_rules
 from systems.dice import ScriptedDice, SeededDice
 from systems.errors import RulesError
 from systems.event.action import ActionState, Choice, choose, roll_action, start_action
@@ -59,7 +59,7 @@ SPEC_DEFAULTS = {
 
 
 def test_registered_ruleset() -> None:
-    ruleset = systems.get_ruleset("event")
+    ruleset = event_rules.RULESET
     assert ruleset.names.es == "Event" and ruleset.sheet_model is EventSheet
     assert {k.key for k in ruleset.roll_kinds} == {"action", "fist_tiebreak", "order_roll"}
     assert all(k.request_model is not None for k in ruleset.roll_kinds)
@@ -69,7 +69,7 @@ def test_registered_ruleset() -> None:
 
 
 def test_import_without_django() -> None:
-    code = "import sys, systems; systems.get_ruleset('event'); assert 'django' not in sys.modules"
+    code = "import sys, systems.event; systems.event.RULESET; assert 'django' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
@@ -82,7 +82,7 @@ def test_settings_defaults_follow_the_spec() -> None:
 
 
 def test_operations_apply_through_the_registry() -> None:
-    ruleset = systems.get_ruleset("event")
+    ruleset = event_rules.RULESET
     settings = EventSettings.model_validate({"optional": {"communal_pool": {"enabled": True}}})
     keys = {op.key for op in ruleset.operations}
     assert {"add_creation_pick", "take_communal_die", "value_reaction", "add_progress_pick"} <= keys
@@ -96,7 +96,7 @@ def test_operations_apply_through_the_registry() -> None:
 
 
 def test_resolve_dispatch_and_errors() -> None:
-    ruleset = systems.get_ruleset("event")
+    ruleset = event_rules.RULESET
     assert ruleset.resolve is not None
     state = ruleset.resolve("action", {"difficulty": 4, "skill_dice": 1}, ScriptedDice([]))
     assert state.offered == (Choice.TAKE_FAILURE, Choice.ROLL)

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-import systems
+import systems.fate_accelerated as fate_accelerated_rules
 from systems.errors import RulesError
 from systems.fate_accelerated.actions import Approach
 from systems.fate_accelerated.aspects import Severity
@@ -19,7 +19,7 @@ from systems.registry import Scope
 from tests.systems.test_fate_accelerated_fixtures import ANA, BRUNO, K1, ana, ana_data, approaches
 from tests.systems.vectors import vector
 
-RULESET = systems.get_ruleset("fate-accelerated")
+RULESET = fate_accelerated_rules.RULESET
 
 
 def op(key: str, state: Any, settings: FaeSettings | None = None, **params: Any) -> Any:

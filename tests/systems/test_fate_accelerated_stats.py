@@ -6,7 +6,7 @@ from itertools import product
 
 import pytest
 
-import systems
+import systems.fate_accelerated as fate_accelerated_rules
 from systems.dice import SeededDice
 from systems.fate_accelerated.dice import FACES, dice_sum
 from systems.fate_accelerated.ladder import classify
@@ -14,7 +14,7 @@ from systems.fate_accelerated.roll_kinds import ActionRollRequest, FateDiceReque
 from tests.systems.stats import assert_fits
 
 SAMPLES = 20_000
-RULESET = systems.get_ruleset("fate-accelerated")
+RULESET = fate_accelerated_rules.RULESET
 
 
 def exact(modifier: int, difficulty: int | None) -> tuple[dict[int, float], dict[str, float]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-import systems
+import systems.fate_sotc as fate_sotc_rules
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.fate_sotc.combine import combine_modifier
@@ -66,7 +66,7 @@ def test_minion_group_takes_a_hit(vector_id: str) -> None:
 
 
 def test_ruleset_is_registered() -> None:
-    ruleset = systems.get_ruleset("fate-sotc")
+    ruleset = fate_sotc_rules.RULESET
     assert {k.key for k in ruleset.roll_kinds} == {
         "effort",
         "simple",
@@ -87,7 +87,7 @@ def test_ruleset_is_registered() -> None:
 
 
 def test_operations_apply_generically() -> None:
-    ruleset = systems.get_ruleset("fate-sotc")
+    ruleset = fate_sotc_rules.RULESET
     sheet = FateSotcSheet(name="x", fate_points=2)
     op = ruleset.operation("declaration")
     with pytest.raises(RulesError) as err:

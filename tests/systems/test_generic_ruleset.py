@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-import systems
+import systems.generic as generic_rules
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.generic import GenericSettings, GenericSheet, NotationRequest, RollResult
 
 
 def test_registered_with_names_and_one_roll_kind() -> None:
-    ruleset = systems.get_ruleset("generic")
+    ruleset = generic_rules.RULESET
     assert ruleset.names.es == "Genérico" and ruleset.names.en == "Generic"
     assert [kind.key for kind in ruleset.roll_kinds] == ["notation"]
     assert ruleset.roll_kind("notation").request_model is NotationRequest
@@ -21,7 +21,7 @@ def test_registered_with_names_and_one_roll_kind() -> None:
 
 
 def test_resolve_accepts_a_request_model_or_untrusted_json() -> None:
-    ruleset = systems.get_ruleset("generic")
+    ruleset = generic_rules.RULESET
     assert ruleset.resolve is not None
     request = NotationRequest(expression="1d20+5", label="ataque")
     result = ruleset.resolve("notation", request, ScriptedDice([12]))
@@ -32,7 +32,7 @@ def test_resolve_accepts_a_request_model_or_untrusted_json() -> None:
 
 
 def test_resolve_refuses_unknown_kinds_and_bad_requests() -> None:
-    ruleset = systems.get_ruleset("generic")
+    ruleset = generic_rules.RULESET
     assert ruleset.resolve is not None
     with pytest.raises(RulesError) as caught:
         ruleset.resolve("ladder", {"expression": "1d6"}, ScriptedDice([1]))

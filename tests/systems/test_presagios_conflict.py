@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import systems
+import systems.presagios as presagios_rules
 from systems.dice import ScriptedDice
 from systems.presagios import conflict as cf
 from systems.presagios.conflict import SideRoll, decide, resolve_conflict
@@ -61,7 +61,7 @@ def test_principal_tie_rerolls_and_final_pair_omens(vector_id: str) -> None:
 @vector("presagios-43")
 def test_non_principal_tie_rerolls_both(vector_id: str) -> None:
     dice = ScriptedDice([4, 4, 2, 5])
-    result = systems.get_ruleset("presagios").resolve(
+    result = presagios_rules.RULESET.resolve(
         "conflict",
         {"a": {"kind": "secundario", "current": 1}, "b": {"kind": "monstruo", "current": 1}},
         dice,

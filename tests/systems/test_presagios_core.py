@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import systems
+import systems.presagios as presagios_rules
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.presagios import challenge as ch
@@ -48,7 +48,7 @@ def test_omen_face_worth_zero_gives_no_duplicate_bonus(vector_id: str) -> None:
 @vector("presagios-6")
 def test_current_zero_rolls_no_dice_but_trait_adds(vector_id: str) -> None:
     assert pool_size(0, 0) == 0
-    roll = systems.get_ruleset("presagios").resolve("roll", {"current": 0, "trait_bonus": 2}, ScriptedDice([]))
+    roll = presagios_rules.RULESET.resolve("roll", {"current": 0, "trait_bonus": 2}, ScriptedDice([]))
     assert (roll.dice, roll.dice_result, roll.omens, roll.total) == ((), 0, 0, 2)
 
 
@@ -64,7 +64,7 @@ def test_challenge_against_secret_difficulty(vector_id: str) -> None:
     tools = tool_dice_for(Tool.LARGE_MELEE)
     assert tools == 2
     request = {"current": 3, "tool_dice": tools, "trait_bonus": 1, "difficulty": difficulty}
-    result = systems.get_ruleset("presagios").resolve("challenge", request, ScriptedDice([5, 1, 5, 2, 3]))
+    result = presagios_rules.RULESET.resolve("challenge", request, ScriptedDice([5, 1, 5, 2, 3]))
     assert (result.roll.dice_result, result.roll.omens, result.roll.total) == (6, 1, 7)
     assert result.success is success
     public = result.public("es")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-import systems
+import systems.presagios as presagios_rules
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.presagios import challenge as ch
@@ -17,7 +17,7 @@ from systems.presagios.traits import NamedTrait
 from tests.systems.test_presagios_fixtures import npc, principal, table, with_c1
 from tests.systems.vectors import vector
 
-RULES = systems.get_ruleset("presagios")
+RULES = presagios_rules.RULESET
 
 
 def _rolled(state: Table, who: str, faces: list[int], difficulty: int) -> tuple[ch.ChallengeFlow, Table]:

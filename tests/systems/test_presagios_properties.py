@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import systems.presagios as presagios_rules
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.presagios import challenge as ch
@@ -220,9 +221,8 @@ def test_conflict_flow_settles_once(faces: list[int], kind_b: Kind, threat: int,
 
 
 def test_every_characteristic_key_is_a_track() -> None:
-    import systems
 
-    assert {t.key for t in systems.get_ruleset("presagios").tracks} == set(CHAR_KEYS)
+    assert {t.key for t in presagios_rules.RULESET.tracks} == set(CHAR_KEYS)
 
 
 def test_spend_overcome_refuses_npcs() -> None:

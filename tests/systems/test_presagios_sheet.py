@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-import systems
+import systems.presagios as presagios_rules
 from systems.errors import RulesError
 from systems.presagios.sheet import Kind, PresagiosSheet, create_character, valid_base_triples
 from tests.systems.test_presagios_fixtures import sheet_data
@@ -28,7 +28,7 @@ def test_valid_creation_starts_with_five_points(vector_id: str) -> None:
     sheet = create_character({**data, "overcome": 0, "current": [1, 1, 1]})  # creation state is set, not taken
     assert sheet.overcome == 5 and sheet.current == sheet.base == (4, 3, 2)
     assert sheet.kind is Kind.PRINCIPAL and len(sheet.hitos) == 2 and len(sheet.complications) == 1
-    model = systems.get_ruleset("presagios").sheet_model
+    model = presagios_rules.RULESET.sheet_model
     assert model is PresagiosSheet
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 from fractions import Fraction
 from itertools import product
 
-import systems
+import systems.presagios as presagios_rules
 from systems.dice import SeededDice
 from systems.presagios.challenge import resolve_challenge
 from systems.presagios.conflict import SideRoll, resolve_conflict
@@ -30,7 +30,7 @@ def _exact(pool: int, trait: int = 0, rules: PresagiosSettings = DEFAULT_SETTING
 def test_roll_fits_exact_distribution() -> None:
     dice = SeededDice(20261122)
     exact = _exact(3, 1)
-    ruleset = systems.get_ruleset("presagios")
+    ruleset = presagios_rules.RULESET
     request = ruleset.roll_kind("roll").request_model.model_validate({"current": 3, "trait_bonus": 1})  # type: ignore[union-attr]
     samples = [((r := ruleset.resolve("roll", request, dice)).total, r.omens) for _ in range(SAMPLES)]
     assert_fits(samples, {k: float(p) for k, p in exact.items()})

@@ -1,7 +1,9 @@
-"""The registry as a whole: every ruleset present and complete, and systems/ free of Django."""
+"""Every pure ruleset package complete, and systems/ free of Django (the registry of games is Django-side:
+tests/rulesets/test_registry.py)."""
 
 from __future__ import annotations
 
+import importlib
 import pathlib
 import subprocess
 import sys
@@ -9,16 +11,24 @@ import sys
 import pytest
 
 from systems.errors import RulesError
-from systems.registry import RULESET_KEYS, all_rulesets, get_ruleset, ruleset_module
+from systems.registry import Ruleset
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+PACKAGES = sorted(p.parent.name for p in (ROOT / "systems").glob("*/__init__.py"))
 
 
-def test_every_ruleset_is_registered_with_its_parts() -> None:
-    rulesets = all_rulesets()
-    assert set(rulesets) == set(RULESET_KEYS)
-    for key, ruleset in rulesets.items():
-        assert ruleset.key == key
+def _rules(package: str) -> Ruleset:
+    ruleset = importlib.import_module(f"systems.{package}").RULESET
+    assert isinstance(ruleset, Ruleset), package
+    return ruleset
+
+
+def test_every_ruleset_package_builds_a_complete_ruleset() -> None:
+    assert len(PACKAGES) >= 6
+    for package in PACKAGES:
+        ruleset = _rules(package)
+        key = ruleset.key
+        assert key.replace("-", "_") == package
         assert ruleset.names.es and ruleset.names.en
         assert ruleset.roll_kinds, key
         assert ruleset.resolve is not None, key
@@ -28,14 +38,13 @@ def test_every_ruleset_is_registered_with_its_parts() -> None:
         ruleset.default_settings()  # the spec's defaults validate
 
 
-def test_unknown_keys_are_refused_clearly() -> None:
+def test_unknown_roll_kinds_and_operations_are_refused_clearly() -> None:
     with pytest.raises(RulesError) as exc:
-        get_ruleset("dnd5e")
-    assert exc.value.code == "unknown_ruleset"
-    with pytest.raises(RulesError):
-        ruleset_module("dnd5e")
-    with pytest.raises(RulesError):
-        get_ruleset("fate-sotc").roll_kind("fireball")
+        _rules("fate_sotc").roll_kind("fireball")
+    assert exc.value.code == "unknown_roll_kind"
+    with pytest.raises(RulesError) as exc:
+        _rules("fate_sotc").operation("fireball")
+    assert exc.value.code == "unknown_operation"
 
 
 def test_no_module_under_systems_imports_django() -> None:
@@ -52,7 +61,8 @@ def test_no_module_under_systems_imports_django() -> None:
 
 def test_systems_imports_without_django_settings() -> None:
     code = (
-        "import sys, systems; systems.registry.all_rulesets(); "
+        "import sys, importlib, pathlib; "
+        "[importlib.import_module('systems.' + p.parent.name) for p in pathlib.Path('systems').glob('*/__init__.py')]; "
         "assert not any(m == 'django' or m.startswith('django.') for m in sys.modules), 'django was imported'"
     )
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}

@@ -40,6 +40,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             first = next(iter(fields.values()))[0]
             return error_response("invalid", first, status.HTTP_400_BAD_REQUEST, fields)
         return error_response("invalid", " ".join(exc.messages), status.HTTP_400_BAD_REQUEST)
+    if isinstance(getattr(exc, "http_status", None), int) and isinstance(getattr(exc, "code", None), str):
+        # A service's own refusal with its status (an idempotency key reused for another request: 409).
+        return error_response(exc.code, str(exc), exc.http_status)  # type: ignore[attr-defined]
     if isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
     if isinstance(exc, Http404):

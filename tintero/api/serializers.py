@@ -26,11 +26,11 @@ from campaigns.models import (
     Language,
     Membership,
     Post,
+    PostKind,
     PostRevision,
     Recipients,
     RequestStatus,
     Role,
-    Ruleset,
     Scene,
     SceneAccess,
     SceneAspect,
@@ -40,6 +40,7 @@ from campaigns.models import (
 )
 from campaigns.policy import Viewer
 from rolls.services import MAX_ROLLS_PER_POST
+from rulesets.registry import ruleset_choices
 
 
 def _viewer(serializer: serializers.Serializer) -> Viewer | None:
@@ -107,7 +108,7 @@ class MeSerializer(serializers.ModelSerializer):
 
 class CampaignCreateIn(serializers.Serializer):
     title = serializers.CharField(max_length=120)
-    ruleset = serializers.ChoiceField(choices=Ruleset.choices)
+    ruleset = serializers.ChoiceField(choices=[], help_text="A registered ruleset's key (see /api/rulesets/).")
     introduction = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     synopsis = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     gm_notes = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
@@ -115,10 +116,15 @@ class CampaignCreateIn(serializers.Serializer):
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
     status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The registry fills at startup, after this module's classes are built.
+        self.fields["ruleset"].choices = ruleset_choices()
+
 
 class CampaignUpdateIn(CampaignCreateIn):
     title = serializers.CharField(max_length=120, required=False)
-    ruleset = serializers.ChoiceField(choices=Ruleset.choices, required=False)
+    ruleset = serializers.ChoiceField(choices=[], required=False)
 
 
 _CAMPAIGN_FIELDS = [
@@ -389,6 +395,19 @@ class CharacterBriefOut(serializers.Serializer):
     name = serializers.CharField(read_only=True)
 
 
+class RecordLineOut(serializers.Serializer):
+    text = serializers.CharField(help_text="In the request's language.")
+    gm_only = serializers.BooleanField(help_text="A fact only GMs read (they alone receive such lines).")
+
+
+class RecordOut(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The procedure (`/api/flows/{id}/`).")
+    kind = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.CharField()
+    lines = RecordLineOut(many=True)
+
+
 class PostOut(serializers.ModelSerializer):
     """A post the viewer may see. ``revision_count`` only for GMs and the author; ``deleted_*`` only on deleted
     posts (which only GMs ever receive)."""
@@ -412,12 +431,21 @@ class PostOut(serializers.ModelSerializer):
     rolls = serializers.SerializerMethodField(
         help_text="The post's rolls the viewer may see, in order (a secret roll only for GMs until revealed)."
     )
+    kind = serializers.ChoiceField(
+        choices=PostKind.choices, read_only=True, help_text="`procedure`: the thread's record of a procedure."
+    )
+    procedure = serializers.SerializerMethodField(
+        help_text="On `procedure` posts: the procedure and its record in words (GM-only lines only for GMs); "
+        "its dice are at `/api/flows/{id}/`. Null on other posts."
+    )
 
     class Meta:
         model = Post
         fields = [
             "id",
             "scene",
+            "kind",
+            "procedure",
             "author",
             "voice",
             "character",
@@ -454,6 +482,28 @@ class PostOut(serializers.ModelSerializer):
             else rolls_of_post(self.context["viewer"], post.pk, self.context.get("language", "es"))
         )
         return RollOut(views, many=True, context=self.context).data  # type: ignore[return-value]
+
+    @extend_schema_field(RecordOut(allow_null=True))
+    def get_procedure(self, post: Post) -> dict[str, Any] | None:
+        """From ``records_by_post`` in the context (a page's records in constant queries), else this post's."""
+        if post.kind != PostKind.PROCEDURE:
+            return None
+        from rolls.selectors import record_views
+
+        by_post = self.context.get("records_by_post")
+        if by_post is None:
+            by_post = record_views(self.context["viewer"], [post.pk], self.context.get("language", "es"))
+        view = by_post.get(post.pk)
+        if view is None:
+            return None
+        lines = [{"text": view.line_text(line), "gm_only": line.gm_only} for line in view.lines]
+        return {
+            "id": view.flow.pk,
+            "kind": view.flow.kind,
+            "title": view.title,
+            "status": view.flow.status,
+            "lines": lines,
+        }
 
     def get_may_edit(self, post: Post) -> bool:
         return policy.may_edit_post(self.context["viewer"], post)

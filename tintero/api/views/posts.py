@@ -13,10 +13,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns import policy, selectors, services
-from campaigns.models import Scene, Voice
+from campaigns.models import PostKind, Scene, Voice
 from campaigns.policy import Viewer
 from characters.models import Character
-from rolls.selectors import rolls_for_posts
+from rolls.selectors import record_views, rolls_for_posts
 from rolls.services import RollSpec, create_post_with_rolls
 from tintero.api.serializers import PostCreateIn, PostOut, PostRevisionOut, PostUpdateIn, UnreadOut
 from tintero.api.views.base import ApiView, errors
@@ -50,7 +50,13 @@ class ScenePostsView(PostDetailMixin):
         page = list(self.paginate_queryset(selectors.thread_posts(viewer, scene)) or [])
         # Every roll of the page in constant queries, not one lookup per post.
         rolls_by_post = rolls_for_posts(viewer, [post.pk for post in page], _language(request))
-        context = {**self.get_serializer_context(), "viewer": viewer, "rolls_by_post": rolls_by_post}
+        records = record_views(viewer, [p.pk for p in page if p.kind == PostKind.PROCEDURE], _language(request))
+        context = {
+            **self.get_serializer_context(),
+            "viewer": viewer,
+            "rolls_by_post": rolls_by_post,
+            "records_by_post": records,
+        }
         return self.get_paginated_response(PostOut(page, many=True, context=context).data)
 
     @extend_schema(

@@ -44,7 +44,7 @@ class Outcome:
     sheets: Mapping[int, JSON] = field(default_factory=dict)
 
 
-class Binding(Protocol):
+class SheetBinding(Protocol):
     key: str
 
     def initial_campaign_state(self, settings: BaseModel | None) -> JSON:

@@ -1,0 +1,436 @@
+"""The one runner of procedures (multi-step flows across posts and hours).
+
+A ruleset declares each procedure as a typed step table (``rulesets.kit.procedures``); this module runs it:
+
+- it locks the procedure's row, so two GMs acting at once or a double click serialize;
+- a client's idempotency key makes a replayed step change nothing twice: the same request again returns the
+  procedure as it is; the same key with another request is a conflict (409); both only for whoever took the
+  step, after the permission check;
+- it asks the table who may take the step by the rules and the policy module whether this viewer is one of
+  them; a step the table does not offer now is refused with one code (``step_not_available``);
+- it loads what the step reads (characters, the procedure's rolls, the scene board, the rules state, the
+  scene's open rolls) in one fixed order, lets the step's pure function compute an ``Outcome``, then applies
+  it in the same transaction: rolls adopted, ledger operations, follow-ups under rolls, scene-board changes,
+  the record's lines; it derives ``waiting_for`` from the table and publishes after commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from accounts.models import User
+from campaigns import policy
+from campaigns import services as campaign_services
+from campaigns.events import Audience, Event, EventType, publish
+from campaigns.models import Post, Scene, SceneAspect
+from characters.models import CampaignRulesState, Character, CharacterStatus
+from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
+from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.services import make_roll, roll_audience
+from rulesets import registry
+from rulesets.kit.procedures import (
+    AddAspect,
+    BoardChange,
+    Opening,
+    OpeningInput,
+    Outcome,
+    Procedure,
+    RemoveAspect,
+    Step,
+    StepInput,
+    waiting_json,
+)
+from rulesets.kit.refusals import refuse, step_not_available
+from rulesets.kit.rolls import RollSpec
+from rulesets.kit.table import BoardAspect, CharacterFacts, Reads, StoredRoll, Table
+from systems.dice import DiceSource, SystemDice
+
+JSON = dict[str, Any]
+MAX_KEY_LENGTH = 80
+
+
+class IdempotencyConflict(Exception):
+    """The idempotency key was already used for another request on this procedure (HTTP 409)."""
+
+    code = "idempotency_conflict"
+    http_status = 409
+
+    def __init__(self) -> None:
+        super().__init__(_("Esa clave de idempotencia ya se usó para otra petición."))
+
+
+# --- Reads ----------------------------------------------------------------------------------------
+
+
+def stored_roll(row: Roll) -> StoredRoll:
+    return StoredRoll(
+        id=row.pk,
+        kind=row.kind,
+        ruleset=row.ruleset,
+        character_id=row.character_id,
+        roller_id=row.roller_id,
+        post_id=row.post_id,
+        procedure_id=row.flow_id,
+        request=dict(row.request),
+        result=dict(row.result),
+        secret=dict(row.secret),
+        gm_only=row.gm_only,
+        label=row.label,
+    )
+
+
+def _character_facts(row: Character) -> CharacterFacts:
+    return CharacterFacts(
+        id=row.pk,
+        name=row.name,
+        owner_id=row.owner_id,
+        is_npc=row.is_npc,
+        approved=row.status == CharacterStatus.APPROVED,
+        sheet=dict(row.sheet or {}),
+    )
+
+
+def load_table(flow: Flow, procedure: Procedure[Any]) -> Table:
+    """What a step of ``procedure`` reads (see :func:`scene_table`), with the procedure's own rolls."""
+    return scene_table(flow.scene, procedure.reads, flow=flow)
+
+
+def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: bool = True) -> Table:
+    """What a procedure in ``scene`` reads, loaded in one fixed order: the rules state (locked inside a step),
+    the characters, the procedure's rolls, the board, the scene's open rolls."""
+    campaign = scene.campaign
+    settings = campaign_settings(campaign)
+    rules_state: JSON = {}
+    if reads.rules_state:
+        rows = CampaignRulesState.objects.filter(campaign=campaign)
+        row = (rows.select_for_update() if lock else rows).first()
+        plugin = registry.plugin(campaign.ruleset)
+        rules_state = dict(row.state) if row is not None else plugin.sheet.initial_campaign_state(settings)
+    characters = {c.pk: _character_facts(c) for c in Character.objects.filter(campaign=campaign).order_by("pk")}
+    rolls = [stored_roll(r) for r in Roll.objects.filter(flow=flow).order_by("id")] if flow and flow.pk else []
+    board: dict[int, BoardAspect] = {}
+    if reads.board:
+        for aspect in SceneAspect.objects.filter(scene_id=scene.pk).order_by("position", "id"):
+            board[aspect.pk] = BoardAspect(aspect.pk, aspect.text, aspect.hidden, aspect.free_invocations)
+    open_rolls: list[StoredRoll] = []
+    if reads.open_rolls:
+        rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
+        open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
+    return Table(
+        campaign_id=campaign.pk,
+        scene_id=scene.pk,
+        language=campaign.language,
+        settings=settings,
+        characters=characters,
+        rolls=rolls,
+        board=board,
+        rules_state=rules_state,
+        open_rolls=open_rolls,
+    )
+
+
+def parse_params(model: type[BaseModel], params: Mapping[str, Any]) -> Any:
+    """A step's params through its model; malformed ones are a ValidationError on ``params``.
+
+    HTML forms send "" for an empty field: it reads as absent, so a model's default (or its "required")
+    applies instead of a silent zero.
+    """
+    cleaned = {key: value for key, value in params.items() if value != ""}
+    try:
+        return model.model_validate(cleaned)
+    except PydanticValidationError as exc:
+        raise pydantic_to_validation_error(exc, "params") from None
+
+
+# --- Applying an outcome --------------------------------------------------------------------------
+
+
+def _roll_maker(actor: User, flow: Flow, post: Post | None, dice: DiceSource) -> Callable[[RollSpec], StoredRoll]:
+    counter = {"n": Roll.objects.filter(flow=flow).count() if flow.pk else 0}
+
+    def roll(spec: RollSpec) -> StoredRoll:
+        row = make_roll(actor=actor, scene=flow.scene, spec=spec, post=post, position=counter["n"], dice=dice)
+        counter["n"] += 1
+        Roll.objects.filter(pk=row.pk).update(flow=flow)
+        row.flow = flow
+        return stored_roll(row)
+
+    return roll
+
+
+def _adopt(flow: Flow, roll_ids: Any) -> None:
+    for roll_id in roll_ids:
+        # The one link a procedure adds to a stored roll: nothing of the evidence changes, and a roll
+        # belongs to one procedure only (two procedures racing for it: one wins, the other is refused).
+        if not Roll.objects.filter(pk=roll_id, scene_id=flow.scene_id, flow__isnull=True).update(flow=flow):
+            raise refuse(
+                "roll_has_procedure",
+                "Esa tirada ya tiene su procedimiento.",
+                "That roll already has its procedure.",
+            )
+
+
+def _apply_board(actor: User, flow: Flow, change: BoardChange) -> None:
+    scene = flow.scene
+    if isinstance(change, AddAspect):
+        campaign_services.add_scene_aspect(
+            actor=actor,
+            scene=scene,
+            text=change.text,
+            hidden=change.hidden,
+            free_invocations=change.free_invocations,
+            by_rules=True,
+        )
+        return
+    aspect = SceneAspect.objects.filter(pk=change.aspect_id, scene=scene).first()
+    if aspect is None:
+        raise refuse("aspect_unknown", "Ese aspecto ya no está en la escena.", "That aspect is no longer in the scene.")
+    if isinstance(change, RemoveAspect):
+        campaign_services.delete_scene_aspect(actor=actor, aspect=aspect, by_rules=True)
+        return
+    fields: JSON = {}
+    if change.free_invocations is not None:
+        fields["free_invocations"] = change.free_invocations
+    if change.hidden is not None:
+        fields["hidden"] = change.hidden
+    campaign_services.update_scene_aspect(actor=actor, aspect=aspect, by_rules=True, **fields)
+
+
+def _apply(
+    actor: User,
+    flow: Flow,
+    procedure: Procedure[Any],
+    table: Table,
+    outcome: Outcome[Any],
+    step_row: FlowStep | None,
+    post: Post | None,
+) -> None:
+    """Store and apply what a step produced. ``table``: what the step read (names for the waiting line)."""
+    _adopt(flow, outcome.adopt)
+    for op in outcome.ledger:
+        character = Character.objects.get(pk=op.character_id) if op.character_id else None
+        apply_operation(
+            actor=actor,
+            campaign=flow.campaign,
+            operation=op.operation,
+            params=op.params,
+            character=character,
+            reason=op.reason,
+            post=post,
+            by_rules=op.by_rules,
+            from_flow=True,
+        )
+    for follow_up in outcome.follow_ups:
+        roll = Roll.objects.select_related("post").get(pk=follow_up.roll_id, flow=flow)
+        record = RollFollowUp.objects.create(
+            roll=roll,
+            flow_step=step_row,
+            kind=follow_up.kind,
+            actor=actor,
+            character_id=follow_up.character_id,
+            data=follow_up.data,
+            result=follow_up.result,
+            summary_es=follow_up.summary.es[:300],
+            summary_en=follow_up.summary.en[:300],
+        )
+        publish(
+            Event(
+                EventType.ROLL_FOLLOWED_UP,
+                flow.campaign_id,
+                {"scene_id": roll.scene_id, "post_id": roll.post_id, "roll_id": roll.pk, "follow_up_id": record.pk},
+            ),
+            roll_audience(roll, roll.post),
+        )
+    for change in outcome.board:
+        _apply_board(actor, flow, change)
+    _record(flow, procedure, table, outcome, step_row)
+    flow.state = outcome.state.model_dump(mode="json")
+    if outcome.secret is not None:
+        flow.secret_state = outcome.secret.model_dump(mode="json")
+    if outcome.closes is not None:
+        flow.status = FlowStatus.SETTLED if outcome.closes == "settled" else FlowStatus.CANCELLED
+        flow.settled_at = timezone.now()
+    flow.waiting_for = {} if outcome.closes else waiting_json(procedure.waiting(outcome.state, table))
+    flow.save()
+    publish(
+        Event(
+            EventType.FLOW_CHANGED,
+            flow.campaign_id,
+            {"scene_id": flow.scene_id, "flow_id": flow.pk, "state": flow.status},
+        ),
+        flow_audience(flow),
+    )
+
+
+def _record(
+    flow: Flow, procedure: Procedure[Any], table: Table, outcome: Outcome[Any], step_row: FlowStep | None
+) -> None:
+    lines = list(outcome.record)
+    if outcome.closes and procedure.summary is not None:
+        lines += list(procedure.summary(outcome.state, table))
+    if not lines:
+        return
+    start = FlowLine.objects.filter(flow=flow).count()
+    FlowLine.objects.bulk_create(
+        FlowLine(
+            flow=flow,
+            step=step_row,
+            position=start + i,
+            text_es=line.words.es,
+            text_en=line.words.en,
+            gm_only=line.gm_only,
+            rolls=list(line.rolls),
+        )
+        for i, line in enumerate(lines)
+    )
+
+
+def flow_audience(flow: Flow) -> Audience:
+    """Procedures are table business: whoever reads the scene (secret parts never leave ``secret_state``)."""
+    return Audience(scene_id=flow.scene_id)
+
+
+def request_digest(step: str, params: Mapping[str, Any]) -> str:
+    """What identifies a step request for idempotency: the step and its params, canonically."""
+    canonical = json.dumps({"step": step, "params": params}, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# --- Entry points ---------------------------------------------------------------------------------
+
+
+def start_procedure(
+    *,
+    actor: User,
+    scene: Scene,
+    kind: str,
+    params: Mapping[str, Any] | None = None,
+    post: Post | None = None,
+    dice: DiceSource | None = None,
+) -> Flow:
+    """Open a procedure of the campaign's ruleset in ``scene`` (its opening asks the policy who may)."""
+    campaign = scene.campaign
+    procedure = registry.plugin(campaign.ruleset).procedure(kind)
+    viewer = policy.viewer_for(actor, campaign)
+    readers = list(scene.readers.values_list("id", flat=True))
+    writers = list(scene.writers.values_list("id", flat=True))
+    if not policy.may_write_scene(viewer, scene, readers, writers):
+        raise PermissionDenied(_("No puedes abrir un procedimiento en esta escena."))
+    if not isinstance(procedure, Procedure):
+        from rolls import flows
+
+        return flows.legacy_start(actor=actor, scene=scene, kind=kind, params=params, post=post, dice=dice)
+    opening: Opening[Any, Any] = procedure.opening
+    chosen = parse_params(opening.params, params or {})
+    source = dice or SystemDice()
+    with transaction.atomic():
+        record = campaign_services.create_record_post(author=actor, scene=scene)
+        flow = Flow.objects.create(campaign=campaign, scene=scene, kind=kind, opened_by=actor, record=record)
+        flow.campaign = campaign
+        table = load_table(flow, procedure)
+        outcome = opening.run(
+            OpeningInput(chosen, table, viewer, source, _roll_maker(actor, flow, post, source), flow.pk)
+        )
+        _apply(actor, flow, procedure, table, outcome, None, post)
+    return flow
+
+
+def take_step(
+    *,
+    actor: User,
+    flow: Flow,
+    step: str,
+    params: Mapping[str, Any] | None = None,
+    idempotency_key: str = "",
+    post: Post | None = None,
+    dice: DiceSource | None = None,
+) -> Flow:
+    """Take one step of an open procedure. A repeated idempotency key returns the procedure unchanged."""
+    if len(idempotency_key) > MAX_KEY_LENGTH:
+        raise ValidationError({"idempotency_key": _("Como mucho 80 caracteres.")})
+    params = dict(params or {})
+    digest = request_digest(step, params)
+    try:
+        with transaction.atomic():
+            locked = Flow.objects.select_for_update(of=("self",)).select_related("campaign", "scene").get(pk=flow.pk)
+            viewer = policy.viewer_for(actor, locked.campaign)
+            if idempotency_key:
+                earlier = FlowStep.objects.filter(flow=locked, idempotency_key=idempotency_key).first()
+                if earlier is not None:
+                    return _replayed(viewer, locked, earlier, digest)
+            procedure = registry.plugin(locked.campaign.ruleset).procedure(locked.kind)
+            if not isinstance(procedure, Procedure):
+                from rolls import flows
+
+                return flows.legacy_step(actor, locked, viewer, step, params, idempotency_key, digest, post, dice)
+            return _step(actor, locked, viewer, procedure, step, params, idempotency_key, digest, post, dice)
+    except IntegrityError:
+        # Two identical requests raced past the check: the other one won; answer as its replay.
+        if idempotency_key:
+            earlier = FlowStep.objects.filter(flow_id=flow.pk, idempotency_key=idempotency_key).first()
+            if earlier is not None:
+                current = Flow.objects.select_related("campaign", "scene").get(pk=flow.pk)
+                return _replayed(policy.viewer_for(actor, current.campaign), current, earlier, digest)
+        raise
+
+
+def _replayed(viewer: policy.Viewer, flow: Flow, earlier: FlowStep, digest: str) -> Flow:
+    if not policy.may_replay_step(viewer, earlier.actor_id):
+        raise PermissionDenied(_("Este paso no te corresponde."))
+    if earlier.request_digest and earlier.request_digest != digest:
+        raise IdempotencyConflict()
+    return flow
+
+
+def _step(
+    actor: User,
+    flow: Flow,
+    viewer: policy.Viewer,
+    procedure: Procedure[Any],
+    key: str,
+    params: JSON,
+    idempotency_key: str,
+    digest: str,
+    post: Post | None,
+    dice: DiceSource | None,
+) -> Flow:
+    if flow.status != FlowStatus.OPEN:
+        raise step_not_available(key, closed=True)
+    state = procedure.load_state(flow.state)
+    actors = procedure.actors(state, key)
+    if not actors:
+        raise step_not_available(key)
+    if not policy.may_act_in_flow(viewer, actors):
+        raise PermissionDenied(_("Este paso no te corresponde."))
+    step: Step[Any, Any] = procedure.step(key)
+    chosen = parse_params(step.params, params)
+    source = dice or SystemDice()
+    table = load_table(flow, procedure)
+    outcome = step.run(
+        StepInput(
+            state=state,
+            secret=procedure.load_secret(flow.secret_state),
+            params=chosen,
+            table=table,
+            viewer=viewer,
+            dice=source,
+            roll=_roll_maker(actor, flow, post, source),
+            procedure_id=flow.pk,
+        )
+    )
+    recorded = params if outcome.step_params is None else outcome.step_params
+    step_row = FlowStep.objects.create(
+        flow=flow, step=key, actor=actor, params=recorded, idempotency_key=idempotency_key, request_digest=digest
+    )
+    _apply(actor, flow, procedure, table, outcome, step_row, post)
+    return flow

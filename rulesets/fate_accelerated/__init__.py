@@ -1,0 +1,2 @@
+"""FATE Accelerated as a Tintero ruleset plugin: everything Django-side about the game; the pure rules are
+``systems.fate_accelerated``."""

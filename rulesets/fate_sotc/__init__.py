@@ -1,0 +1,2 @@
+"""FATE: Spirit of the Century as a Tintero ruleset plugin: everything Django-side about the game; the pure rules are
+``systems.fate_sotc``."""

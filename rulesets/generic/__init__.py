@@ -1,0 +1,2 @@
+"""generic dice notation as a Tintero ruleset plugin: everything Django-side about the game; the pure rules are
+``systems.generic``."""
