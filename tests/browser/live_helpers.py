@@ -1,5 +1,6 @@
 """Helpers for browser tests that use the ASGI live server (fixtures ``asgi_live_server`` and
-``live_page_for`` live in this package's conftest, so the session-scoped server starts once)."""
+``live_page_for`` live in tests/browser/fixtures.py, loaded for every test folder by the root conftest.py, so the
+session-scoped server starts once)."""
 
 from __future__ import annotations
 
