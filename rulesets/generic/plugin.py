@@ -3,9 +3,9 @@ composer's notation field is its roll; no procedures)."""
 
 from __future__ import annotations
 
-from characters.bindings.generic import BINDING as SHEET_BINDING
-from characters.sheetforms.generic import SheetForm
-from rolls.bindings.generic import BINDING as ROLL_BINDING
+from rulesets.generic.rolls import BINDING as ROLL_BINDING
+from rulesets.generic.sheet import BINDING as SHEET_BINDING
+from rulesets.generic.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin
 from systems.generic import RULESET
 

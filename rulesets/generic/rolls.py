@@ -18,11 +18,14 @@ FUDGE_GLYPHS = {-1: "−", 0: " ", 1: "+"}
 class GenericRollBinding:
     key = "generic"
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        return NotationRequest
+
     def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
         return kind == NOTATION
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
-        request = NotationRequest.model_validate({"expression": data.get("expression", ""), "label": data.get("label")})
+        request = NotationRequest.model_validate(data)
         return Prepared(request=request, public=request.model_dump(mode="json"))
 
     def resolve(self, kind: str, prepared: Prepared, dice: DiceSource, settings: BaseModel | None) -> Resolved:
