@@ -144,6 +144,25 @@ class FlowStepOut(serializers.Serializer):
         return data
 
 
+class FlowActionOut(serializers.Serializer):
+    step = serializers.CharField(help_text="The step to send to `/api/flows/{id}/steps/`.")
+    label = serializers.CharField(help_text="In the request's language.")
+    choices = serializers.SerializerMethodField(help_text="Pickers: per param, the values it accepts and their labels.")
+
+    def get_choices(self, action: Any) -> dict[str, list[dict[str, str]]]:
+        return {
+            name: [{"value": c.value, "label": c.label} for c in options] for name, options in action.choices.items()
+        }
+
+
+class FlowLineOut(serializers.Serializer):
+    text = serializers.SerializerMethodField(help_text="In the request's language.")
+    gm_only = serializers.BooleanField(help_text="A fact only GMs read (they alone receive such lines).")
+
+    def get_text(self, line: Any) -> str:
+        return str(line.text_en if self.context.get("language", "es").startswith("en") else line.text_es)
+
+
 class FlowOut(serializers.Serializer):
     """A flow as the viewer may see it. ``secret_state`` only for GMs (absent otherwise)."""
 
@@ -153,9 +172,14 @@ class FlowOut(serializers.Serializer):
     kind = serializers.CharField(source="flow.kind")
     status = serializers.ChoiceField(source="flow.status", choices=FlowStatus.choices)
     state = serializers.JSONField(source="flow.state")
-    waiting_for = serializers.JSONField(source="flow.waiting_for", help_text="The raw `{step, who, users}`.")
+    waiting_for = serializers.JSONField(
+        source="flow.waiting_for",
+        help_text='`{"steps": [{"step", "gm", "users", "label_es", "label_en"}]}`: every step it waits for.',
+    )
     waiting = serializers.SerializerMethodField(help_text="What it waits for and from whom, with names.")
     may_act = serializers.BooleanField(help_text="Whether the viewer may take the step it waits for.")
+    actions = FlowActionOut(many=True, help_text="Every step the viewer may take now (optional ones included).")
+    record = FlowLineOut(source="lines", many=True, help_text="The procedure's record in words, in order.")
     secret_state = serializers.JSONField(required=False, help_text="Only for GMs.")
     rolls = RollOut(many=True, help_text="The flow's rolls the viewer may see.")
     steps = FlowStepOut(many=True)

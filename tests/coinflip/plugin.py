@@ -215,13 +215,13 @@ def _character_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequ
 
 WAGER: Procedure[WagerState] = Procedure(
     key="wager",
-    title=_("Apuesta"),
+    title="Wager",
     state=WagerState,
     opening=Opening(params=WagerOpen, run=_open, choices=_character_choices),
     steps=(
         Step(
             key="call",
-            label=_("Cantar y lanzar"),
+            label="Call and flip",
             params=CallParams,
             who=lambda s: {s.player} if s.phase == "call" else set(),
             run=_call,
@@ -230,7 +230,7 @@ WAGER: Procedure[WagerState] = Procedure(
         ),
         Step(
             key="settle",
-            label=_("Resolver"),
+            label="Settle",
             params=NoParams,
             who=lambda s: {GM} if s.phase == "settle" else set(),
             run=_settle,

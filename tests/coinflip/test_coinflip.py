@@ -80,6 +80,10 @@ async def test_the_wager_procedure_through_the_api_with_ledger_record_and_live_e
     monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice([1]))
     called = await database_sync_to_async(step)(t["player"], flow, "call", {"call": "tails"}, "k1")
     assert called["waiting_for"]["steps"][0]["gm"] is True
+    assert called["actions"] == [] and [line["text"] for line in called["record"]] == [
+        "Tula stakes 2 luck.",
+        "Tula calls tails and wins.",
+    ]
     frames = [await socket.event()]
     while not await socket.nothing():
         frames.append(await socket.event())
@@ -95,6 +99,7 @@ def open_wager(t: dict[str, Any], pk: int) -> int:
     )
     assert opened.status_code == 201, opened.content
     flow = opened.json()
+    assert flow["actions"] == [{"step": "call", "label": "Call and flip", "choices": {}}]
     assert flow["waiting_for"] == {
         "steps": [
             {
