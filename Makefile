@@ -27,7 +27,7 @@ messages: install
 
 # After adding or changing translatable strings: refresh the English catalogue, translate, then `make messages`.
 messages-update: install
-	$(PY) manage.py makemessages -l en --ignore=.venv --ignore=bench --no-obsolete
+	$(PY) manage.py makemessages -l en --ignore=.venv --ignore=bench --ignore=tests --no-obsolete --no-location
 
 demo: migrate
 	$(PY) manage.py load_demo

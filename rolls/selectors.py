@@ -154,6 +154,11 @@ class FlowView:
     def is_open(self) -> bool:
         return self.flow.status == FlowStatus.OPEN
 
+    @property
+    def own_rolls(self) -> list[RollView]:
+        """The rolls the procedure made itself (a roll it adopted from a post stays shown in its post)."""
+        return [view for view in self.rolls if view.roll.post_id is None]
+
     # The first awaited step, for the old-style templates and the API's one-step summary.
     @property
     def step(self) -> str:

@@ -14,7 +14,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from campaigns import services
-from campaigns.models import Voice
+from campaigns.models import Campaign, Voice
 from tests.personas import Table, build_table
 
 pytestmark = pytest.mark.django_db
@@ -40,6 +40,9 @@ ALL_POST_MARKERS = {"TEXTO-PARA-TODOS", "TEXTO-SOLO-MASTERS", "TEXTO-SUSURRO"}
 
 def _prepare(visibility: str) -> Table:
     table = build_table(visibility, prefix=f"{visibility}_")
+    # A game that plays with aspects on the scene board (only those show the board).
+    Campaign.objects.filter(pk=table.campaign.pk).update(ruleset="fate-accelerated", rules_settings={})
+    table.campaign.refresh_from_db()
     services.add_scene_aspect(actor=table.gm, scene=table.scene, text=HIDDEN_ASPECT, hidden=True)
     services.create_post(author=table.player, scene=table.listed_scene, body=LISTED_POST)
     # The whisper's earlier text lives in a revision: it must not leak through the history either.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
-from campaigns.models import Scene, SceneAccess, SceneAspect, SceneStatus, Visibility
+from campaigns.models import Campaign, Scene, SceneAccess, SceneAspect, SceneStatus, Visibility
 from tests.campaigns.web_helpers import Table, client_for, make_scene
 
 pytestmark = pytest.mark.django_db
@@ -145,6 +145,7 @@ def test_reorder_scenes_up_and_down() -> None:
 
 def test_aspects_hidden_ones_only_for_gms() -> None:
     t = Table()
+    Campaign.objects.filter(pk=t.campaign.pk).update(ruleset="fate-accelerated", rules_settings={})  # a game with a scene board
     SceneAspect.objects.create(scene=t.scene, text="Niebla espesa", free_invocations=1)
     SceneAspect.objects.create(scene=t.scene, text="Trampa oculta", hidden=True)
     gm_html = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").content.decode()
@@ -153,6 +154,13 @@ def test_aspects_hidden_ones_only_for_gms() -> None:
     assert "Niebla espesa" in player_html
     assert "Trampa oculta" not in player_html
     assert "Añadir aspecto" not in player_html
+
+
+def test_the_scene_board_shows_only_in_games_that_play_with_aspects() -> None:
+    t = Table()  # not a FATE game: no aspects panel, even for the GM
+    SceneAspect.objects.create(scene=t.scene, text="Niebla espesa", free_invocations=1)
+    gm_html = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").content.decode()
+    assert "Niebla espesa" not in gm_html and "Añadir aspecto" not in gm_html and 'id="live-aspects"' not in gm_html
 
 
 def test_add_aspect_plain_and_htmx() -> None:
