@@ -494,3 +494,47 @@ def roll_powers(viewer: Viewer) -> RollPowers:
 def may_see_hidden_aspect(viewer: Viewer) -> bool:
     """A hidden aspect (on the scene board or a sheet, not yet discovered): GMs only, until it is revealed."""
     return viewer.is_gm
+
+
+# --- Characters and pools: the questions pages, forms and the API used to answer with ``is_gm`` -----------
+
+
+def may_create_for_others(viewer: Viewer) -> bool:
+    """Create a non-player character, or a player character for one of the campaign's players: GMs."""
+    return viewer.is_gm
+
+
+def may_see_campaign_pools(viewer: Viewer, *, public: bool) -> bool:
+    """The campaign's pools (threat, chests, the GM's fate points): everyone who sees the campaign when the
+    game shows them to the table, else the GMs only."""
+    return may_view_campaign(viewer) and (public or viewer.is_gm)
+
+
+def may_see_whole_ledger_entry(viewer: Viewer) -> bool:
+    """Every part of a ledger entry (each sheet before and after, the campaign state): GMs."""
+    return viewer.is_gm
+
+
+def keeps_approval_on_sheet_edit(viewer: Viewer) -> bool:
+    """A GM's edit of a pending sheet keeps it pending; anyone else's sends it back to draft for approval."""
+    return viewer.is_gm
+
+
+def may_apply_any_operation(viewer: Viewer) -> bool:
+    """The GM-side operations of a game (awards, adjustments) offered on sheets and pool panels: GMs."""
+    return viewer.is_gm
+
+
+def may_attach_ledger_to_post(viewer: Viewer, post: Post) -> bool:
+    """A ledger entry may name a post as its reason: one's own post, or any for a GM."""
+    return viewer.is_gm or (viewer.user_id is not None and post.author_id == viewer.user_id)
+
+
+def may_read_campaign_ledger(viewer: Viewer) -> bool:
+    """The whole campaign's ledger (every character's changes and the pools'): GMs."""
+    return viewer.is_gm
+
+
+def may_see_roll_controls(viewer: Viewer) -> bool:
+    """A roll's GM controls (reveal it, reveal its secret difficulty; the 'secret difficulty' badge)."""
+    return viewer.is_gm

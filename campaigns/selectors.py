@@ -128,7 +128,7 @@ def scene_for(user: AnyUser | None, scene_id: int) -> tuple[Scene, Viewer, list[
 
 def scene_aspects(viewer: Viewer, scene: Scene) -> QuerySet[SceneAspect]:
     aspects = scene.aspects.all()
-    return aspects if viewer.is_gm else aspects.filter(hidden=False)
+    return aspects if policy.may_see_hidden_aspect(viewer) else aspects.filter(hidden=False)
 
 
 def thread_posts(viewer: Viewer, scene: Scene) -> QuerySet[Post]:

@@ -143,7 +143,7 @@ class CampaignCharactersView(CharacterMixin):
         data = self.parse(CharacterCreateIn)
         owner_id = data.pop("owner", None)
         owner = None
-        if owner_id is not None and viewer.is_gm:
+        if owner_id is not None and policy.may_create_for_others(viewer):
             owner = User.objects.filter(pk=owner_id).first()
             if owner is None:
                 raise ValidationError({"owner": _("Ese usuario no existe.")})
@@ -238,7 +238,7 @@ def _post_for(campaign: Campaign, viewer: Viewer, post_id: int | None) -> Post |
     if post_id is None:
         return None
     post = Post.objects.filter(pk=post_id, scene__campaign=campaign).first()
-    if post is None or not (viewer.is_gm or post.author_id == viewer.user_id):
+    if post is None or not policy.may_attach_ledger_to_post(viewer, post):
         raise ValidationError({"post": _("Ese mensaje no es tuyo o no es de esta partida.")})
     return post
 

@@ -68,9 +68,9 @@ class CharacterCreateForm(CharacterTextsForm):
         help_text=_("Para un personaje jugador: el jugador que lo llevará (vacío: tú)."),
     )
 
-    def __init__(self, *args: Any, campaign: Campaign, is_gm: bool, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, campaign: Campaign, for_others: bool, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if is_gm:
+        if for_others:
             players = Membership.objects.filter(campaign=campaign, role=Role.PLAYER).values("user_id")
             owner = self.fields["owner"]
             assert isinstance(owner, forms.ModelChoiceField)

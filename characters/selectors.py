@@ -99,7 +99,7 @@ def campaign_pools(campaign: Campaign, viewer: Viewer) -> PoolsView:
     with its private parts). Hidden from non-GMs when the ruleset keeps them for the GMs."""
     binding = binding_of(campaign.ruleset)
     public = binding.pools_public(services.campaign_settings(campaign))
-    if not policy.may_view_campaign(viewer) or not (public or viewer.is_gm):
+    if not policy.may_see_campaign_pools(viewer, public=public):
         return PoolsView(visible=False, public=public, state={}, pools={})
     stored = CampaignRulesState.objects.filter(campaign=campaign).values_list("state", flat=True).first()
     state = stored if stored is not None else binding.initial_campaign_state(services.campaign_settings(campaign))
@@ -147,7 +147,7 @@ def visible_entry(
     """``(before, after, changes)`` of an entry as the viewer may see them. GMs see everything; others see
     the sheet of the entry's own character (whose ledger they may read) and the campaign state only when
     the ruleset shows its pools to the table (Presagios' threat stays hidden)."""
-    if viewer.is_gm:
+    if policy.may_see_whole_ledger_entry(viewer):
         return entry.before, entry.after, entry.changes
     allowed = {str(entry.character_id)} if entry.character_id else set()
 

@@ -109,7 +109,7 @@ def create_character(
     cleaned = _clean_texts({"name": name, **texts})
     if is_npc:
         owner = None
-    elif not viewer.is_gm or owner is None:
+    elif not policy.may_create_for_others(viewer) or owner is None:
         owner = actor  # players create their own; a GM creating a PC names its player
     if owner is not None and not Membership.objects.filter(campaign=campaign, user=owner, role=Role.PLAYER).exists():
         raise ValidationError({"owner": _("El dueño de un personaje jugador tiene que ser jugador de la partida.")})
@@ -150,7 +150,7 @@ def update_character(
                 {"sheet": _("La hoja de un personaje aprobado solo cambia con las operaciones de su sistema.")}
             )
         character.sheet = _draft_sheet(registry.plugin(character.campaign.ruleset).sheet, character.campaign, sheet)
-        if character.status == CharacterStatus.PENDING and not viewer.is_gm:
+        if character.status == CharacterStatus.PENDING and not policy.keeps_approval_on_sheet_edit(viewer):
             character.status = CharacterStatus.DRAFT  # a changed sheet needs approving again
     for name, value in cleaned.items():
         setattr(character, name, value)

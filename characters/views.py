@@ -81,7 +81,7 @@ def pools_context(campaign: Campaign, viewer: Viewer, operation_error: str | Non
     """What a ruleset's pools fragment receives; ``pools_visible`` False renders nothing."""
     view = selectors.campaign_pools(campaign, viewer)
     gm_ops: set[str] = set()
-    if viewer.is_gm:
+    if policy.may_apply_any_operation(viewer):
         gm_ops = {op.key for op in registry.rules(campaign.ruleset).operations}
     return {
         "campaign": campaign,
@@ -190,8 +190,9 @@ def character_create(request: HttpRequest, pk: int) -> HttpResponse:
     if not policy.may_create_character(viewer, is_npc=False):
         raise PermissionDenied(_("Solo los jugadores y los másters de la partida crean personajes."))
     data = request.POST if request.method == "POST" else None
-    form = CharacterCreateForm(data, campaign=campaign, is_gm=viewer.is_gm)
-    is_npc = bool(data and data.get("is_npc") and viewer.is_gm)
+    for_others = policy.may_create_for_others(viewer)
+    form = CharacterCreateForm(data, campaign=campaign, for_others=for_others)
+    is_npc = bool(data and data.get("is_npc") and for_others)
     sheet_form = _sheet_form(campaign, data, is_npc=is_npc)
     if request.method == "POST" and form.is_valid() & sheet_form.is_valid():
         try:

@@ -145,7 +145,9 @@ def test_reorder_scenes_up_and_down() -> None:
 
 def test_aspects_hidden_ones_only_for_gms() -> None:
     t = Table()
-    Campaign.objects.filter(pk=t.campaign.pk).update(ruleset="fate-accelerated", rules_settings={})  # a game with a scene board
+    Campaign.objects.filter(pk=t.campaign.pk).update(
+        ruleset="fate-accelerated", rules_settings={}
+    )  # a game with a scene board
     SceneAspect.objects.create(scene=t.scene, text="Niebla espesa", free_invocations=1)
     SceneAspect.objects.create(scene=t.scene, text="Trampa oculta", hidden=True)
     gm_html = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").content.decode()
