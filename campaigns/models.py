@@ -12,6 +12,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.stored_markdown import StoredMarkdown
 from rulesets.registry import ruleset_choices
 
 
@@ -32,11 +33,16 @@ class Language(models.TextChoices):
     ENGLISH = "en", _("English")
 
 
-class Campaign(models.Model):
+class Campaign(StoredMarkdown):
+    markdown_fields = ("introduction", "synopsis", "gm_notes")
+
     title = models.CharField(_("título"), max_length=120)
     introduction = models.TextField(_("introducción"), blank=True)
+    introduction_html = models.TextField(blank=True, editable=False)
     synopsis = models.TextField(_("sinopsis"), blank=True)
+    synopsis_html = models.TextField(blank=True, editable=False)
     gm_notes = models.TextField(_("notas del máster"), blank=True)
+    gm_notes_html = models.TextField(blank=True, editable=False)
     # The registered games (rulesets.registry): a new game needs no migration.
     ruleset = models.CharField(_("sistema de juego"), max_length=32, choices=ruleset_choices)
     language = models.CharField(_("idioma"), max_length=5, choices=Language.choices, default=Language.SPANISH)
@@ -160,10 +166,13 @@ class SceneAccess(models.TextChoices):
     LISTED = "listed", _("Miembros elegidos")
 
 
-class Scene(models.Model):
+class Scene(StoredMarkdown):
+    markdown_fields = ("description",)
+
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="scenes")
     title = models.CharField(_("título"), max_length=120)
     description = models.TextField(_("descripción"), blank=True)
+    description_html = models.TextField(blank=True, editable=False)
     position = models.PositiveIntegerField(_("orden"), default=0)
     status = models.CharField(_("estado"), max_length=8, choices=SceneStatus.choices, default=SceneStatus.OPEN)
     is_offtopic = models.BooleanField(_("off-topic"), default=False)

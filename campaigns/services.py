@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, post_audience, publish
-from campaigns.markdown import MAX_SOURCE_LENGTH, RENDERER_VERSION, render_markdown
+from campaigns.markdown import MAX_SOURCE_LENGTH, RENDERER_VERSION
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -41,6 +41,7 @@ from campaigns.models import (
     Visibility,
     Voice,
 )
+from campaigns.stored_markdown import render_field
 from characters.models import Character
 from rulesets.registry import ruleset_choices
 
@@ -544,7 +545,7 @@ def _render(field: str, source: str, *, required: bool) -> tuple[str, str]:
         raise ValidationError(
             {field: _("Como mucho %(max)d caracteres (tiene %(n)d).") % {"max": MAX_SOURCE_LENGTH, "n": len(source)}}
         )
-    return source, render_markdown(source) if source else ""
+    return source, render_field(field, source)
 
 
 def _scene_lists(scene: Scene) -> tuple[list[int], list[int]]:

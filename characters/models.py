@@ -6,6 +6,8 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.stored_markdown import StoredMarkdown
+
 
 class CharacterStatus(models.TextChoices):
     DRAFT = "draft", _("Borrador")
@@ -14,7 +16,9 @@ class CharacterStatus(models.TextChoices):
     RETIRED = "retired", _("Retirado")
 
 
-class Character(models.Model):
+class Character(StoredMarkdown):
+    markdown_fields = ("description", "history")
+
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="characters")
     # A player's character has an owner; an NPC belongs to the campaign's GMs.
     owner = models.ForeignKey(
@@ -27,7 +31,9 @@ class Character(models.Model):
     )
     # Public parts: everyone who may see the campaign reads them.
     description = models.TextField(_("descripción"), blank=True)
+    description_html = models.TextField(blank=True, editable=False)
     history = models.TextField(_("historia"), blank=True)
+    history_html = models.TextField(blank=True, editable=False)
     portrait = models.ImageField(_("retrato"), upload_to="portraits/%Y/%m/", blank=True)
     # Private parts: the owner and the GMs, or the whole table when the campaign opens its sheets.
     sheet = models.JSONField(_("hoja"), default=dict, blank=True)

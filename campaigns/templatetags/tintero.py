@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 from django import template
-from django.utils.safestring import SafeString, mark_safe
 
-from campaigns.markdown import render_markdown
 from campaigns.models import Role
 
 register = template.Library()
-
-
-@register.filter
-def markdown(source: str | None) -> SafeString:
-    """Campaign and scene texts: rendered and sanitized by campaigns.markdown (safe by construction)."""
-    return mark_safe(render_markdown(source or ""))
 
 
 @register.filter
