@@ -202,16 +202,21 @@ def visible_posts_q(viewer: Viewer) -> Q:
     return alive & (Q(recipients=Recipients.EVERYONE) | Q(author_id=viewer.user_id) | whispered)
 
 
+def _is_author(viewer: Viewer, post: Post) -> bool:
+    """The post's author, while still a member: a removed player's old posts are no longer theirs to change."""
+    return viewer.is_member and post.author_id == viewer.user_id
+
+
 def may_edit_post(viewer: Viewer, post: Post) -> bool:
     if post.kind == PostKind.PROCEDURE:
         return False  # a procedure's record is written by its steps, never by hand
-    return viewer.user_id is not None and post.author_id == viewer.user_id and post.deleted_at is None
+    return _is_author(viewer, post) and post.deleted_at is None
 
 
 def may_delete_post(viewer: Viewer, post: Post) -> bool:
     if post.deleted_at is not None or post.kind == PostKind.PROCEDURE:
         return False
-    return viewer.is_gm or (viewer.user_id is not None and post.author_id == viewer.user_id)
+    return viewer.is_gm or _is_author(viewer, post)
 
 
 def may_see_revisions(viewer: Viewer, post: Post) -> bool:
@@ -403,10 +408,13 @@ def may_reveal_roll(viewer: Viewer) -> bool:
 
 def may_act_in_flow(viewer: Viewer, actors: frozenset[str | int]) -> bool:
     """``actors``: who the rules say takes this step now (``"gm"`` and/or user ids). A GM does not act
-    for a player: a sealed split or a hope spend is the player's own."""
+    for a player: a sealed split or a hope spend is the player's own. Only members act: a player removed
+    while a procedure waited for them can no longer answer it (its state still names them)."""
+    if not viewer.is_member:
+        return False
     if viewer.is_gm and "gm" in actors:
         return True
-    return viewer.user_id is not None and viewer.user_id in actors
+    return viewer.user_id in actors
 
 
 def may_see_flow_secret(viewer: Viewer) -> bool:
@@ -426,10 +434,11 @@ class PlayedCharacter(Protocol):
 
 
 def controls_character(viewer: Viewer, character: PlayedCharacter) -> bool:
-    """Who speaks and decides for a character in play: its player for a PC, the GMs for an NPC."""
+    """Who speaks and decides for a character in play: its player for a PC (while a member), the GMs for an
+    NPC."""
     if character.is_npc:
         return viewer.is_gm
-    return viewer.user_id is not None and character.owner_id == viewer.user_id
+    return viewer.is_member and character.owner_id == viewer.user_id
 
 
 def may_run_gm_procedure(viewer: Viewer) -> bool:
@@ -447,7 +456,7 @@ def may_open_roll_window(viewer: Viewer, *, roller_id: int, gm_only: bool) -> bo
     """An invocation window on a roll: whoever rolled it, or a GM; a secret roll only a GM."""
     if gm_only:
         return viewer.is_gm
-    return viewer.is_gm or viewer.user_id == roller_id
+    return viewer.is_gm or (viewer.is_member and viewer.user_id == roller_id)
 
 
 def may_roll_for_npc(viewer: Viewer) -> bool:
