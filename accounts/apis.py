@@ -2,39 +2,78 @@
 
 from __future__ import annotations
 
+from typing import cast
+
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from tintero.api.serializers import MeSerializer, TokenIn, TokenOut
+from accounts import services
+from accounts.models import ApiToken, User
+from tintero.api.serializers import MeSerializer, TokenIn, TokenInfoOut, TokenOut
 from tintero.api.views.base import ApiView, errors
 
 
 class TokenView(ApiView):
-    """Obtain (POST) or revoke (DELETE) the API token of a user."""
+    """Obtain (POST) or revoke (DELETE) an API token."""
 
     def get_permissions(self) -> list[BasePermission]:
         return [IsAuthenticated()] if self.request.method == "DELETE" else [AllowAny()]
 
     @extend_schema(
         summary="Obtain a token",
-        description="Exchange a username and password for the user's API token. Send it afterwards as "
-        "`Authorization: Token <token>`.",
+        description="Exchange a username and password for a new API token. Send it afterwards as "
+        "`Authorization: Token <token>`. The key is in this answer only (lists show its first characters). "
+        "A token expires after `API_TOKEN_TTL_DAYS` days (see `expires_at`) and every token of a user is "
+        "revoked when their password changes. Failed attempts are throttled per account and per address: "
+        "past the limit, 429 with `Retry-After` (seconds), the password unchecked.",
         request=TokenIn,
-        responses={200: TokenOut, **errors(400)},
+        responses={200: TokenOut, **errors(400, 429)},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = self.parse(TokenIn)
-        token, _created = Token.objects.get_or_create(user=data["user"])
-        return Response({"token": token.key})
+        issued = services.issue_token(user=data["user"], name=data.get("name", "") or "API")
+        token = issued.token
+        return Response({"token": issued.key, "id": token.pk, "name": token.name, "expires_at": token.expires_at})
 
-    @extend_schema(summary="Revoke my token", request=None, responses={204: None, **errors(401)})
+    @extend_schema(
+        summary="Revoke this token",
+        description="Revokes the token that authenticates this request; with a browser session, every token "
+        "of the user.",
+        request=None,
+        responses={204: None, **errors(401)},
+    )
     def delete(self, request: Request) -> Response:
-        Token.objects.filter(user=request.user).delete()
+        user = cast(User, request.user)
+        if isinstance(request.auth, ApiToken):
+            services.revoke_token(user=user, token_id=request.auth.pk)
+        else:
+            services.revoke_all_tokens(user=user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenListView(ApiView):
+    """The user's API tokens (never their keys)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="My tokens", responses={200: TokenInfoOut(many=True), **errors(401)})
+    def get(self, request: Request) -> Response:
+        return self.paginated(ApiToken.objects.filter(user=cast(User, request.user)), TokenInfoOut)
+
+
+class TokenDetailView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Revoke one of my tokens", request=None, responses={204: None, **errors(401, 404)})
+    def delete(self, request: Request, token_id: int) -> Response:
+        if not services.revoke_token(user=cast(User, request.user), token_id=token_id):
+            raise NotFound(_("No tienes ningún token con ese número."))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

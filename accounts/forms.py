@@ -1,12 +1,16 @@
-"""Account forms: sign up and the editable profile (display name)."""
+"""Account forms: sign up, log in (throttled), the editable profile (display name) and API token names."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
-from django.contrib.auth.forms import BaseUserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.throttle import LoginThrottled, authenticate_throttled
 
 
 class SignUpForm(BaseUserCreationForm):
@@ -32,3 +36,32 @@ class DisplayNameForm(forms.ModelForm):
         help_texts = {
             "display_name": _("Como te verá la mesa. Si lo dejas vacío, se usa tu nombre de usuario."),
         }
+
+
+class ThrottledLoginForm(AuthenticationForm):
+    """Django's log-in form, through the log-in throttle (accounts/throttle.py)."""
+
+    throttled: LoginThrottled | None = None
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if username is not None and password:
+            try:
+                self.user_cache = authenticate_throttled(self.request, username, password)
+            except LoginThrottled as throttled:
+                self.throttled = throttled
+                raise ValidationError(str(throttled), code="throttled") from None
+            if self.user_cache is None:
+                raise self.get_invalid_login_error()
+            self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data
+
+
+class TokenNameForm(forms.Form):
+    name = forms.CharField(
+        label=_("Nombre"),
+        max_length=80,
+        required=False,
+        help_text=_("Para reconocerlo en la lista: «bot de la mesa», «móvil»..."),
+    )

@@ -6,9 +6,11 @@ from accounts import views
 app_name = "accounts"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("signup/", views.signup, name="signup"),
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
+    path("tokens/", views.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path(
         "password/",
         auth_views.PasswordChangeView.as_view(

@@ -1,16 +1,22 @@
-"""Account pages: sign up and the profile. Log in, log out and password change are Django's own views."""
+"""Account pages: sign up, log in (throttled), the profile and API tokens. Log out and password change are
+Django's own views."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.forms import DisplayNameForm, SignUpForm
+from accounts import services
+from accounts.forms import DisplayNameForm, SignUpForm, ThrottledLoginForm, TokenNameForm
+from accounts.models import ApiToken, User
 
 
 @require_http_methods(["GET", "POST"])
@@ -35,3 +41,41 @@ def profile(request: HttpRequest) -> HttpResponse:
         messages.success(request, _("Perfil guardado."))
         return redirect("accounts:profile")
     return render(request, "accounts/profile.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    """Django's log-in page through the throttle: a throttled attempt answers 429 with Retry-After."""
+
+    template_name = "accounts/login.html"
+    authentication_form = ThrottledLoginForm
+
+    def form_invalid(self, form: ThrottledLoginForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_invalid(form)
+        if form.throttled is not None:
+            response.status_code = 429
+            response["Retry-After"] = str(form.throttled.retry_after)
+        return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    """The user's API tokens: create one (its key shown this once) and see the others (first characters)."""
+    user = cast(User, request.user)
+    form = TokenNameForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        new_key = services.issue_token(user=user, name=form.cleaned_data["name"]).key
+        form = TokenNameForm()
+    context = {"form": form, "new_key": new_key, "tokens": ApiToken.objects.filter(user=user)}
+    return render(request, "accounts/tokens.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
+    if services.revoke_token(user=cast(User, request.user), token_id=token_id):
+        messages.success(request, _("Token revocado: ya no abre la API."))
+    else:
+        messages.error(request, _("Ese token no existe o ya estaba revocado."))
+    return redirect("accounts:tokens")

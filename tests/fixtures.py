@@ -26,6 +26,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+        # Log-in failure counts live in memory in tests (never in a shared Redis) and start empty in each test.
+        settings.CACHES = {**settings.CACHES, "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_login_throttle(request: pytest.FixtureRequest) -> None:
+    if request.config.pluginmanager.hasplugin("django"):
+        from django.core.cache import caches
+
+        caches["throttle"].clear()
 
 
 @pytest.fixture

@@ -40,7 +40,6 @@ INSTALLED_APPS = [
     "channels",
     "django_htmx",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "accounts",
@@ -155,11 +154,29 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# --- Caches --------------------------------------------------------------------------------------
+# "throttle" holds the log-in failure counts: in Redis when there is one, so every worker shares them.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "throttle": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "tintero"}
+        if REDIS_URL
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
+    ),
+}
+
 # --- Accounts ------------------------------------------------------------------------------------
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "campaigns:home"
 LOGOUT_REDIRECT_URL = "campaigns:home"
+# Log-in throttling (accounts/throttle.py): failed log-ins allowed per account and per client address in
+# each window of LOGIN_THROTTLE_WINDOW seconds, on the log-in page and POST /api/auth/token/ alike.
+LOGIN_THROTTLE_ACCOUNT = env_int("LOGIN_THROTTLE_ACCOUNT", 10)
+LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
+LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Days an API token lives after it is issued (0: until revoked). A password change revokes every token.
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -195,7 +212,7 @@ STORAGES = {
 # --- REST API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],

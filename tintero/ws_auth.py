@@ -36,12 +36,10 @@ def token_from_scope(scope: Scope) -> str | None:
 
 @database_sync_to_async
 def _user_for_token(key: str) -> Any:
-    from rest_framework.authtoken.models import Token
+    from accounts.services import token_for_key
 
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    return token.user
+    token = token_for_key(key)
+    return token.user if token is not None else None
 
 
 class TokenAuthMiddleware:

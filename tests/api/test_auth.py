@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.models import ApiToken
+from accounts.services import hash_key
 from tests.api.conftest import ApiFor, assert_error
 from tests.personas import PASSWORD, Table
 
@@ -16,7 +17,7 @@ def test_token_obtain_use_and_revoke(table: Table) -> None:
     response = client.post("/api/auth/token/", {"username": "gm", "password": PASSWORD}, format="json")
     assert response.status_code == 200
     token = response.json()["token"]
-    assert Token.objects.get(user=table.gm).key == token
+    assert ApiToken.objects.get(user=table.gm).key_hash == hash_key(token)
 
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     me = client.get("/api/me/")
@@ -26,7 +27,7 @@ def test_token_obtain_use_and_revoke(table: Table) -> None:
     assert client.post(f"/api/scenes/{table.scene.pk}/read/", {}, format="json").status_code == 204
 
     assert client.delete("/api/auth/token/").status_code == 204
-    assert not Token.objects.filter(user=table.gm).exists()
+    assert not ApiToken.objects.filter(user=table.gm).exists()
     assert_error(client.get("/api/me/"), 401)
 
 
@@ -34,7 +35,7 @@ def test_token_bad_credentials_is_a_clear_400(table: Table) -> None:
     response = APIClient().post("/api/auth/token/", {"username": "gm", "password": "nope"}, format="json")
     error = assert_error(response, 400)
     assert "contraseña" in error["message"]
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
     error = assert_error(APIClient().post("/api/auth/token/", {}, format="json"), 400, "username", "password")
     assert error["code"] == "invalid"
 

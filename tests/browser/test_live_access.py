@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from accounts.services import issue_token
 from campaigns import services
 from campaigns.models import CampaignEventLog, Scene, Visibility, Voice
 from campaigns.retention import trim_event_log
@@ -24,7 +24,7 @@ def test_a_campaign_turned_private_shows_no_access_and_stays_away(live_page_for:
     sockets: list[Any] = []
     page.on("websocket", lambda socket: sockets.append(socket))
     # Through the API, so the change commits (and its event leaves) in the server's thread, as in production.
-    token = Token.objects.create(user=table.gm).key
+    token = issue_token(user=table.gm).key
     response = page.request.patch(
         f"/api/campaigns/{table.campaign.pk}/",
         data={"visibility": Visibility.PRIVATE},

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import authenticate
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.helpers import lazy_serializer
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 
-from accounts.models import User
+from accounts.models import ApiToken, User
+from accounts.throttle import LoginThrottled, authenticate_throttled
 from campaigns import policy
 from campaigns.models import (
     Campaign,
@@ -81,9 +81,15 @@ class UserBriefOut(serializers.Serializer):
 class TokenIn(serializers.Serializer):
     username = serializers.CharField()
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+    name = serializers.CharField(
+        required=False, allow_blank=True, max_length=80, help_text="A name to recognise the token by in your list."
+    )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        user = authenticate(self.context.get("request"), username=attrs["username"], password=attrs["password"])
+        try:
+            user = authenticate_throttled(self.context.get("request"), attrs["username"], attrs["password"])
+        except LoginThrottled as throttled:
+            raise exceptions.Throttled(wait=throttled.retry_after, detail=str(throttled)) from None
         if user is None:
             raise serializers.ValidationError(_("Usuario o contraseña incorrectos."), code="invalid_credentials")
         attrs["user"] = user
@@ -91,7 +97,25 @@ class TokenIn(serializers.Serializer):
 
 
 class TokenOut(serializers.Serializer):
-    token = serializers.CharField(read_only=True)
+    token = serializers.CharField(read_only=True, help_text="The full key: shown this once, never again.")
+    id = serializers.IntegerField(read_only=True)
+    name = serializers.CharField(read_only=True)
+    expires_at = serializers.DateTimeField(read_only=True, allow_null=True)
+
+
+class TokenInfoOut(serializers.ModelSerializer):
+    """One of the user's tokens, as lists show it: its first characters, never its key."""
+
+    current = serializers.SerializerMethodField(help_text="Whether this token authenticates this request.")
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "created_at", "last_used_at", "expires_at", "current"]
+        read_only_fields = fields
+
+    def get_current(self, token: ApiToken) -> bool:
+        request = self.context.get("request")
+        return isinstance(getattr(request, "auth", None), ApiToken) and request.auth.pk == token.pk  # type: ignore[union-attr]
 
 
 class MeSerializer(serializers.ModelSerializer):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.urls import URLPattern, URLResolver, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from accounts.apis import MeView, TokenView
+from accounts.apis import MeView, TokenDetailView, TokenListView, TokenView
 from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
@@ -22,6 +22,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("redoc/", OfflineRedocView.as_view(url_name="api:schema"), name="redoc"),
     # Accounts
     path("auth/token/", TokenView.as_view(), name="token"),
+    path("auth/tokens/", TokenListView.as_view(), name="tokens"),
+    path("auth/tokens/<int:token_id>/", TokenDetailView.as_view(), name="token-detail"),
     path("me/", MeView.as_view(), name="me"),
     # Campaigns and membership
     path("campaigns/", campaigns.CampaignListView.as_view(), name="campaigns"),

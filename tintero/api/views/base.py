@@ -18,6 +18,7 @@ _ERROR_DESCRIPTIONS = {
     403: "Not allowed: the viewer may see this but not do that (e.g. a player on a GM action).",
     404: "Not found, or not visible to this viewer (a private campaign or a whisper looks missing).",
     409: "Conflict: the idempotency key was already used for a different request.",
+    429: "Too many failed attempts: retry after the seconds in the `Retry-After` header.",
 }
 
 
