@@ -11,8 +11,8 @@ import itertools
 
 import pytest
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from accounts.services import issue_token
 from campaigns import services
 from campaigns.models import Campaign, Voice
 from tests.personas import Table, build_table
@@ -64,8 +64,7 @@ def _api_client(table: Table, role: str) -> Client:
     user = table.user(role)
     if user is None:
         return Client()
-    token, _ = Token.objects.get_or_create(user=user)
-    return Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return Client(HTTP_AUTHORIZATION=f"Token {issue_token(user=user).key}")
 
 
 def _fetch(client: Client, url: str, *, follow: bool = False) -> tuple[int, str]:

@@ -14,10 +14,10 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.db import transaction
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from accounts.services import issue_token
 from campaigns import services
 from campaigns.consumers import CLOSE_INVALID_TOKEN, CLOSE_NOT_FOUND
 from campaigns.models import CampaignEventLog, Recipients, SceneAccess, Voice
@@ -129,7 +129,7 @@ async def test_session_user_gets_hello_then_events_in_seq_order(table: Table) ->
 
 
 async def test_token_in_subprotocol_or_query(private_table: Table) -> None:
-    token = await run(lambda: Token.objects.create(user=private_table.player).key)
+    token = await run(lambda: issue_token(user=private_table.player).key)
     campaign_id = private_table.campaign.pk
     communicator, connected, subprotocol = await open_socket(
         campaign_id, subprotocols=["tintero.v1", f"tintero.token.{token}"]
