@@ -91,7 +91,7 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
             command = json.loads(text_data or "")
-        except ValueError:
+        except (ValueError, RecursionError):  # deeply nested JSON overflows the decoder: an error frame too
             await self._error(_("El mensaje no es JSON válido."))
             return
         if isinstance(command, dict) and command.get("type") == "ping":

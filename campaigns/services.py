@@ -93,6 +93,17 @@ def _require(allowed: bool, message: str) -> None:
         raise PermissionDenied(message)
 
 
+def _create_unique(model: type[Any], duplicate: ValidationError, **fields: Any) -> Any:
+    """Create a row that a unique constraint allows once. The check before the call answers the common
+    case; two racing requests both pass it, and the loser's IntegrityError becomes ``duplicate`` (inside
+    a savepoint, so the caller's transaction stays usable on PostgreSQL)."""
+    try:
+        with transaction.atomic():
+            return model.objects.create(**fields)
+    except IntegrityError:
+        raise duplicate from None
+
+
 def _check_choice(field: str, value: str, choices: Sequence[str]) -> None:
     if value not in choices:
         raise ValidationError({field: _("Valor no válido: «%(value)s».") % {"value": value}})
@@ -224,9 +235,10 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
     if campaign.status == CampaignStatus.FINISHED:
         raise ValidationError(_("La partida ha terminado."))
     message = _check_text("message", message, required=False, max_length=2000)
+    duplicate = ValidationError(_("Ya tienes una solicitud pendiente en esta partida."))
     if JoinRequest.objects.filter(campaign=campaign, user=user, status=RequestStatus.PENDING).exists():
-        raise ValidationError(_("Ya tienes una solicitud pendiente en esta partida."))
-    join_request = JoinRequest.objects.create(campaign=campaign, user=user, role=role, message=message)
+        raise duplicate
+    join_request = _create_unique(JoinRequest, duplicate, campaign=campaign, user=user, role=role, message=message)
     _publish_join_request(join_request)
     return join_request
 
@@ -285,9 +297,10 @@ def invite(*, actor: User, campaign: Campaign, user: User, role: str) -> Invitat
     _check_choice("role", role, Role.values)
     if Membership.objects.filter(campaign=campaign, user=user).exists():
         raise ValidationError({"user": _("Ya es miembro de esta partida.")})
+    duplicate = ValidationError({"user": _("Ya tiene una invitación pendiente.")})
     if Invitation.objects.filter(campaign=campaign, user=user, status=RequestStatus.PENDING).exists():
-        raise ValidationError({"user": _("Ya tiene una invitación pendiente.")})
-    return Invitation.objects.create(campaign=campaign, user=user, role=role, invited_by=actor)
+        raise duplicate
+    return _create_unique(Invitation, duplicate, campaign=campaign, user=user, role=role, invited_by=actor)
 
 
 @transaction.atomic

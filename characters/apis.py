@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from pydantic import BaseModel
 from rest_framework import status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +38,7 @@ from characters.serializers import (
 )
 from rulesets import registry
 from systems.registry import Ruleset
+from tintero.api.parsers import JSONParser
 from tintero.api.views.base import ApiView, errors
 
 

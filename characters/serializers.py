@@ -15,7 +15,7 @@ from rest_framework import serializers
 from campaigns import policy
 from characters import selectors
 from characters.models import Character, CharacterStatus, LedgerEntry
-from tintero.api.serializers import CharacterBriefOut, UserBriefOut, _viewer
+from tintero.api.serializers import CharacterBriefOut, UserBriefOut, _viewer, id_field
 
 PRIVATE_FIELDS = ("sheet", "equipment", "notes")
 
@@ -92,9 +92,7 @@ def _text(max_length: int, help_text: str = "") -> serializers.CharField:
 class CharacterCreateIn(serializers.Serializer):
     name = serializers.CharField(max_length=80)
     is_npc = serializers.BooleanField(required=False, default=False, help_text="GMs only: an NPC has no player.")
-    owner = serializers.IntegerField(
-        required=False, allow_null=True, help_text="GMs only: the user id of the player who owns a PC."
-    )
+    owner = id_field(required=False, allow_null=True, help_text="GMs only: the user id of the player who owns a PC.")
     description = _text(20_000, "Public.")
     history = _text(50_000, "Public.")
     equipment = _text(20_000, "Private.")
@@ -125,7 +123,7 @@ class OperationIn(serializers.Serializer):
         help_text="The operation's params (see `params_schema` in `GET /api/rulesets/{key}/`).",
     )
     reason = serializers.CharField(required=False, default="", allow_blank=True, max_length=300)
-    post = serializers.IntegerField(
+    post = id_field(
         required=False, allow_null=True, default=None, help_text="The post that caused this change, if any."
     )
 

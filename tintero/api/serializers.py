@@ -41,6 +41,13 @@ from campaigns.models import (
 from campaigns.policy import Viewer
 from rolls.services import MAX_ROLLS_PER_POST
 from rulesets.registry import ruleset_choices
+from tintero.api.parsers import INT64_MAX
+
+
+def id_field(**kwargs: Any) -> serializers.IntegerField:
+    """A row id in a request: positive and within the 64-bit columns of both databases (a larger number
+    is a 400, not an overflow in the query)."""
+    return serializers.IntegerField(min_value=1, max_value=INT64_MAX, **kwargs)
 
 
 def _viewer(serializer: serializers.Serializer) -> Viewer | None:
@@ -281,12 +288,8 @@ class SceneCreateIn(serializers.Serializer):
     title = serializers.CharField(max_length=120)
     description = serializers.CharField(required=False, allow_blank=True, max_length=20_000, default="")
     access = serializers.ChoiceField(choices=SceneAccess.choices, default=SceneAccess.ALL_MEMBERS)
-    readers = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, help_text="User ids who may read (listed)."
-    )
-    writers = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, help_text="User ids who may write (listed)."
-    )
+    readers = serializers.ListField(child=id_field(), required=False, help_text="User ids who may read (listed).")
+    writers = serializers.ListField(child=id_field(), required=False, help_text="User ids who may write (listed).")
 
 
 class SceneUpdateIn(SceneCreateIn):
@@ -342,7 +345,7 @@ class SceneDetailOut(SceneOut):
 
 class ReorderIn(serializers.Serializer):
     scene_ids = serializers.ListField(
-        child=serializers.IntegerField(), allow_empty=False, help_text="Every scene of the campaign, in order."
+        child=id_field(), allow_empty=False, help_text="Every scene of the campaign, in order."
     )
 
 
@@ -376,7 +379,7 @@ class RollSpecIn(serializers.Serializer):
     data = serializers.DictField(
         required=False, default=dict, help_text='The roll kind\'s request, e.g. `{"expression": "4dF+2"}`.'
     )
-    character = serializers.IntegerField(
+    character = id_field(
         required=False, allow_null=True, default=None, help_text="Roll for this character (yours; GMs: any)."
     )
     label = serializers.CharField(required=False, allow_blank=True, max_length=120, default="")
@@ -387,18 +390,14 @@ class RollSpecIn(serializers.Serializer):
 
 class PostCreateIn(serializers.Serializer):
     voice = serializers.ChoiceField(choices=Voice.choices, default=Voice.OOC)
-    character = serializers.IntegerField(
-        required=False, allow_null=True, help_text="Character id, with voice=character."
-    )
+    character = id_field(required=False, allow_null=True, help_text="Character id, with voice=character.")
     npc_name = serializers.CharField(required=False, allow_blank=True, max_length=80, default="")
     body = serializers.CharField(help_text="Markdown.", trim_whitespace=False)
     notes = serializers.CharField(
         required=False, allow_blank=True, default="", trim_whitespace=False, help_text="Game notes, Markdown."
     )
     recipients = serializers.ChoiceField(choices=Recipients.choices, default=Recipients.EVERYONE)
-    whisper_to = serializers.ListField(
-        child=serializers.IntegerField(min_value=1), required=False, default=list, help_text="User ids (whispers)."
-    )
+    whisper_to = serializers.ListField(child=id_field(), required=False, default=list, help_text="User ids (whispers).")
     rolls = serializers.ListField(
         child=RollSpecIn(),
         required=False,
@@ -558,7 +557,7 @@ class PostRevisionOut(serializers.ModelSerializer):
 
 class ReadMarkIn(serializers.Serializer):
     up_to_post_id = serializers.IntegerField(
-        required=False, min_value=0, help_text="Read up to this post (default: the newest post)."
+        required=False, min_value=0, max_value=INT64_MAX, help_text="Read up to this post (default: the newest post)."
     )
 
 

@@ -1,0 +1,85 @@
+"""One error shape for everything under /api/, whatever produced the error.
+
+DRF views already answer ``{"error": {"code", "message", "fields"}}`` (tintero.api.errors). This middleware
+covers what never reaches a DRF view or escapes it: an unknown path (Django's 404 page), a body over
+DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read), Django's own 400/403/500 pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
+
+API_PREFIX = "/api/"
+
+_CODES = {
+    400: "bad_request",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+    429: "throttled",
+    500: "server_error",
+}
+
+
+def _messages() -> dict[int, str]:
+    return {
+        400: _("Petición mal formada."),
+        403: _("No tienes permiso para hacer esto."),
+        404: _("No encontrado."),
+        405: _("Método no permitido."),
+        413: _("La petición es demasiado grande: como mucho %(max)d bytes.")
+        % {"max": settings.DATA_UPLOAD_MAX_MEMORY_SIZE},
+        500: _("Error del servidor. Nada se ha guardado a medias: vuelve a intentarlo."),
+    }
+
+
+def json_error(status: int, message: str | None = None, code: str | None = None) -> JsonResponse:
+    text = message or _messages().get(status) or _("Error.")
+    return JsonResponse({"error": {"code": code or _CODES.get(status, "error"), "message": text}}, status=status)
+
+
+def _too_large(request: HttpRequest) -> bool:
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    return length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+
+
+class ApiErrorMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if not request.path.startswith(API_PREFIX):
+            return self.get_response(request)
+        if _too_large(request):
+            return json_error(413)
+        response = self.get_response(request)
+        if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
+            replaced = json_error(response.status_code)
+            for header in ("Allow", "Retry-After", "WWW-Authenticate"):
+                if header in response:
+                    replaced[header] = response[header]
+            return replaced
+        return response
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not request.path.startswith(API_PREFIX):
+            return None
+        if isinstance(exception, RequestDataTooBig):
+            return json_error(413)
+        if isinstance(exception, SuspiciousOperation):
+            return json_error(400)
+        return None
+
+
+__all__ = ["ApiErrorMiddleware", "json_error"]
