@@ -56,4 +56,29 @@ class TokenAuthMiddleware:
         return await self.app(scope, receive, send)
 
 
-__all__ = ["SUBPROTOCOL", "TOKEN_SUBPROTOCOL_PREFIX", "TokenAuthMiddleware", "token_from_scope"]
+class OriginOrTokenValidator:
+    """The WebSocket origin rule. A browser always sends Origin, and a socket that may carry its session
+    cookie must come from one of our hosts (AllowedHostsOriginValidator). A client that sends no Origin
+    (Python's ``websockets``, most bots) is accepted only when it sends an API token: then the token, not a
+    cookie, says who it is (TokenAuthMiddleware replaces the session's user, or closes with 4401)."""
+
+    def __init__(self, app: Any) -> None:
+        from channels.security.websocket import AllowedHostsOriginValidator
+
+        self.app = app
+        self.checked = AllowedHostsOriginValidator(app)
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> Any:
+        has_origin = any(name == b"origin" for name, _value in scope.get("headers") or ())
+        if not has_origin and token_from_scope(scope) is not None:
+            return await self.app(scope, receive, send)
+        return await self.checked(scope, receive, send)
+
+
+__all__ = [
+    "SUBPROTOCOL",
+    "TOKEN_SUBPROTOCOL_PREFIX",
+    "OriginOrTokenValidator",
+    "TokenAuthMiddleware",
+    "token_from_scope",
+]
