@@ -41,3 +41,15 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def secret_key_weakness(key: str) -> str:
+    """Why a SECRET_KEY is too weak for production, or "" when it is not (Django's own check --deploy rule:
+    at least 50 characters, 5 distinct ones, and not one of Django's generated insecure keys)."""
+    if key.startswith("django-insecure-"):
+        return "it is a development key (django-insecure-...)"
+    if len(key) < 50:
+        return f"{len(key)} characters, at least 50 needed"
+    if len(set(key)) < 5:
+        return "fewer than 5 distinct characters"
+    return ""

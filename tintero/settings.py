@@ -14,7 +14,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
-from tintero.env import env_bool, env_int, env_list, env_str
+from tintero.env import env_bool, env_int, env_list, env_str, secret_key_weakness
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -24,6 +24,13 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off.")
     SECRET_KEY = "django-insecure-tintero-local-development-only"
+elif not DEBUG:
+    weakness = secret_key_weakness(SECRET_KEY)
+    if weakness:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is too weak for production ({weakness}). Generate one with: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -39,6 +46,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "csp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -67,6 +75,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
@@ -245,6 +254,7 @@ SPECTACULAR_SETTINGS = {
         "SceneStatusEnum": "campaigns.models.SceneStatus",
         "RoleEnum": "campaigns.models.Role",
         "JoinRoleEnum": [("player", "player"), ("reader", "reader")],
+        "ScopeEnum": [("campaign", "campaign"), ("character", "character")],
     },
 }
 
@@ -254,6 +264,29 @@ CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+# HTTPS: redirect plain HTTP (off by default: a proxy usually does it) and HSTS (seconds; 0 = off).
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
+# Content-Security-Policy (django-csp): scripts only from our own static files, never inline (the API
+# docs pages relax styles for their vendored UIs, see tintero/api/views/docs.py). Images may come from
+# any https host, as posts may embed them; style attributes stay for the table alignment posts render.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "style-src-attr": ["'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "https:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024)
 
 LOGGING = {

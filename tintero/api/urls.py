@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.urls import URLPattern, URLResolver, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from accounts.apis import MeView, TokenDetailView, TokenListView, TokenView
 from campaigns.dashboard_api import DashboardView
@@ -14,12 +15,16 @@ from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
 
+_docs_csp = csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})
+
 app_name = "api"
 urlpatterns: list[URLPattern | URLResolver] = [
     # Schema and interactive docs (static files from the sidecar: nothing loads from the internet).
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("redoc/", OfflineRedocView.as_view(url_name="api:schema"), name="redoc"),
+    # The split view serves Swagger UI's start-up script as a file: the CSP forbids inline scripts. Both
+    # vendored UIs inject styles (and ReDoc a worker), which their pages alone allow.
+    path("docs/", _docs_csp(SpectacularSwaggerSplitView.as_view(url_name="api:schema")), name="docs"),
+    path("redoc/", _docs_csp(OfflineRedocView.as_view(url_name="api:schema")), name="redoc"),
     # Accounts
     path("auth/token/", TokenView.as_view(), name="token"),
     path("auth/tokens/", TokenListView.as_view(), name="tokens"),
