@@ -7,12 +7,10 @@ ledger entry in the same transaction. A change the rules forbid raises ``RulesEr
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
@@ -25,12 +23,12 @@ from accounts.models import User
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Campaign, Membership, Post, Role
+from characters import portraits
 from characters.models import CampaignRulesState, Character, CharacterStatus, LedgerEntry
 from rulesets import registry
 from systems.errors import RulesError
 
-PORTRAIT_MAX_BYTES = 2 * 1024 * 1024
-PORTRAIT_MAX_SIDE = 1024
+PORTRAIT_MAX_BYTES = portraits.MAX_BYTES
 TEXT_LIMITS = {"name": 80, "description": 20_000, "history": 50_000, "equipment": 20_000, "notes": 20_000}
 
 
@@ -235,38 +233,18 @@ def retire_character(*, actor: User, character: Character) -> Character:
     return character
 
 
-def _reencode_portrait(upload: UploadedFile) -> ContentFile:
-    """Decode, shrink and re-encode as WebP: strips metadata and anything hidden in the original file."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
-
-    if upload.size is None or upload.size > PORTRAIT_MAX_BYTES:
-        raise ValidationError({"portrait": _("El retrato no puede pasar de 2 MB.")})
-    try:
-        with Image.open(upload) as image:
-            if image.width * image.height > 40_000_000:
-                raise ValidationError({"portrait": _("La imagen es demasiado grande.")})
-            image = ImageOps.exif_transpose(image)
-            image = image.convert("RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB")
-            image.thumbnail((PORTRAIT_MAX_SIDE, PORTRAIT_MAX_SIDE))
-            out = io.BytesIO()
-            image.save(out, format="WEBP", quality=85)
-    except (UnidentifiedImageError, OSError, Image.DecompressionBombError):
-        raise ValidationError({"portrait": _("No es una imagen válida (PNG, JPEG, GIF o WebP).")}) from None
-    return ContentFile(out.getvalue())
-
-
 @transaction.atomic
 def set_portrait(*, actor: User, character: Character, upload: UploadedFile | None) -> Character:
     character = Character.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=character.pk)
     viewer = policy.viewer_for(actor, character.campaign)
     _require(policy.may_edit_character(viewer, character), _("No puedes cambiar este retrato."))
+    previous = character.portrait.name if character.portrait else ""
     if upload is None:
-        character.portrait.delete(save=False)
         character.portrait = None  # type: ignore[assignment]
     else:
-        content = _reencode_portrait(upload)
-        character.portrait.save(f"{character.pk}.webp", content, save=False)
+        character.portrait.save(f"{character.pk}.webp", portraits.reencode(upload), save=False)
     character.save()
+    portraits.delete_after_commit(character.portrait.storage, previous)
     return character
 
 
