@@ -148,22 +148,52 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def _clean_rules_settings(ruleset_key: str, raw: Any) -> dict[str, Any]:
-    """The ruleset's optional rules, validated by its settings model and stored with every default filled."""
+def _merged_settings(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """``changes`` over ``current``, object by object: a PATCH names only the rules it changes."""
+    merged = dict(current)
+    for key, value in changes.items():
+        old = merged.get(key)
+        merged[key] = _merged_settings(old, value) if isinstance(old, dict) and isinstance(value, dict) else value
+    return merged
+
+
+def _unknown_settings(given: dict[str, Any], stored: dict[str, Any], prefix: str = "") -> list[str]:
+    """Paths of ``given`` that the settings model does not have (it ignores them: we refuse them)."""
+    unknown = []
+    for key, value in given.items():
+        path = f"{prefix}{key}"
+        if key not in stored:
+            unknown.append(path)
+        elif isinstance(value, dict) and isinstance(stored[key], dict):
+            unknown.extend(_unknown_settings(value, stored[key], f"{path}."))
+    return unknown
+
+
+def _clean_rules_settings(ruleset_key: str, raw: Any, current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The ruleset's optional rules, validated by its settings model and stored with every default filled.
+    With ``current`` (a PATCH of the same ruleset), ``raw`` changes only the rules it names."""
     from pydantic import ValidationError as PydanticValidationError
 
     from rulesets import registry
 
     model = registry.rules(ruleset_key).settings_model
-    if model is None:
-        return {}
     if not isinstance(raw, dict):
         raise ValidationError({"rules_settings": _("Las reglas opcionales tienen que ser un objeto.")})
+    if model is None:
+        if raw:
+            raise ValidationError({"rules_settings": _("Este sistema no tiene reglas opcionales.")})
+        return {}
     try:
-        return model.model_validate(raw).model_dump(mode="json")
+        stored = model.model_validate(_merged_settings(current or {}, raw)).model_dump(mode="json")
     except PydanticValidationError as exc:
         messages = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
         raise ValidationError({"rules_settings": messages}) from None
+    unknown = _unknown_settings(raw, stored)
+    if unknown:
+        raise ValidationError(
+            {"rules_settings": [_("Regla desconocida: «%(name)s».") % {"name": name} for name in unknown]}
+        )
+    return stored
 
 
 # --- Campaigns ------------------------------------------------------------------------------------
@@ -199,8 +229,11 @@ def update_campaign(*, actor: User, campaign: Campaign, **fields: Any) -> Campai
     if "ruleset" in cleaned and cleaned["ruleset"] != campaign.ruleset and campaign.characters.exists():
         raise ValidationError({"ruleset": _("No se puede cambiar el sistema de una partida con personajes.")})
     if "rules_settings" in cleaned or ("ruleset" in cleaned and cleaned["ruleset"] != campaign.ruleset):
+        same_ruleset = cleaned.get("ruleset", campaign.ruleset) == campaign.ruleset
         cleaned["rules_settings"] = _clean_rules_settings(
-            cleaned.get("ruleset", campaign.ruleset), cleaned.get("rules_settings", {})
+            cleaned.get("ruleset", campaign.ruleset),
+            cleaned.get("rules_settings", {}),
+            current=campaign.rules_settings if same_ruleset else None,
         )
     changed = sorted(name for name, value in cleaned.items() if getattr(campaign, name) != value)
     for name, value in cleaned.items():

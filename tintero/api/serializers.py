@@ -146,6 +146,12 @@ class CampaignCreateIn(serializers.Serializer):
     language = serializers.ChoiceField(choices=Language.choices, required=False)
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
     status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+    rules_settings = serializers.JSONField(
+        required=False,
+        help_text="The ruleset's optional rules, an object shaped by `settings_schema` in "
+        "`GET /api/rulesets/{key}/`. On update it changes only the rules it names (objects merge); an "
+        "unknown rule or a wrong value is a 400 naming it.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
