@@ -127,6 +127,8 @@ class TokenInfoOut(serializers.ModelSerializer):
 
 class MeSerializer(serializers.ModelSerializer):
     public_name = serializers.CharField(read_only=True)
+    # Not format "email": it is "" for users who gave none (the schema said otherwise).
+    email = serializers.CharField(read_only=True, help_text="Empty when the user gave none.")
 
     class Meta:
         model = User
