@@ -269,15 +269,15 @@ SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", default=False)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", default=False)
-# Content-Security-Policy (django-csp): scripts only from our own static files, never inline (the API
-# docs pages relax styles for their vendored UIs, see tintero/api/views/docs.py). Images may come from
-# any https host, as posts may embed them; style attributes stay for the table alignment posts render.
+# Content-Security-Policy (django-csp): scripts only from our own static files, never inline, no eval.
+# Styles may still be inline: the ruleset sheet templates carry <style> blocks (to move into each
+# ruleset's static CSS), and posts render table alignment as style attributes. Images may come from any
+# https host, as posts may embed them. The API docs pages add a worker for ReDoc (tintero/api/urls.py).
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
-        "style-src": ["'self'"],
-        "style-src-attr": ["'unsafe-inline'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
         "img-src": ["'self'", "data:", "https:"],
         "connect-src": ["'self'"],
         "font-src": ["'self'"],

@@ -15,14 +15,14 @@ from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
 
-_docs_csp = csp_update({"style-src": ["'unsafe-inline'"], "worker-src": ["blob:"]})
+_docs_csp = csp_update({"worker-src": ["blob:"]})
 
 app_name = "api"
 urlpatterns: list[URLPattern | URLResolver] = [
     # Schema and interactive docs (static files from the sidecar: nothing loads from the internet).
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    # The split view serves Swagger UI's start-up script as a file: the CSP forbids inline scripts. Both
-    # vendored UIs inject styles (and ReDoc a worker), which their pages alone allow.
+    # The split view serves Swagger UI's start-up script as a file: the CSP forbids inline scripts. ReDoc
+    # starts a worker from a blob, which its pages alone allow.
     path("docs/", _docs_csp(SpectacularSwaggerSplitView.as_view(url_name="api:schema")), name="docs"),
     path("redoc/", _docs_csp(OfflineRedocView.as_view(url_name="api:schema")), name="redoc"),
     # Accounts
