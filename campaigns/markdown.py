@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from html import escape
+from operator import attrgetter
 from typing import Any
 
 import nh3
@@ -53,6 +54,7 @@ _SPOILER_OPEN = re.compile(r"(?:::: ?spoiler\b(?P<title>.*)|\[spoiler(?:=(?P<tit
 _SPOILER_CLOSE = re.compile(r"(?::::|\[/spoiler\])\s*$", re.I)
 # NULs and other C0 controls (but tab and newline) have no place in a text; \r goes too (CRLF -> LF).
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f]")
+_level = attrgetter("level")
 
 
 class MarkdownRefused(ValueError):
@@ -68,10 +70,11 @@ def _spoiler_line(state: StateBlock, line: int) -> str | None:
 
 
 def _spoiler_rule(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
-    if state.is_code_block(start_line):
-        return False
+    # Called for every block start and (as a paragraph terminator) every paragraph line: cheapest test first.
     text = _spoiler_line(state, start_line)
-    opened = _SPOILER_OPEN.match(text) if text is not None else None
+    if text is None or state.is_code_block(start_line):
+        return False
+    opened = _SPOILER_OPEN.match(text)
     if opened is None:
         return False
     if silent:
@@ -159,6 +162,6 @@ def render_markdown(source: str) -> str:
     md = _parser()
     tokens = md.parse(_CONTROLS.sub("", source))
     # Quotes and lists past the limit: markdown-it would have dropped the rest of the text silently.
-    if tokens and max(token.level for token in tokens) >= MAX_NESTING:
+    if tokens and max(map(_level, tokens)) >= MAX_NESTING:
         raise MarkdownRefused(_too_deep())
     return _sanitize(md.renderer.render(tokens, md.options, {}))
