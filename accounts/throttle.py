@@ -60,11 +60,11 @@ def client_address(request: HttpRequest | None) -> str:
     if request is None:
         return "unknown"
     if settings.SECURE_PROXY_SSL_HEADER:
-        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+        forwarded = str(request.META.get("HTTP_X_FORWARDED_FOR", ""))
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if hops:
             return hops[-1]
-    return request.META.get("REMOTE_ADDR") or "unknown"
+    return str(request.META.get("REMOTE_ADDR") or "unknown")
 
 
 def _keys(username: str, address: str, window: _Window) -> tuple[str, str]:
@@ -101,4 +101,4 @@ def authenticate_throttled(request: HttpRequest | None, username: str, password:
         _record_failure(address_key, window, now)
         return None
     caches[CACHE_ALIAS].delete(account_key)
-    return user  # type: ignore[return-value]
+    return user

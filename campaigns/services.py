@@ -8,11 +8,11 @@ Nothing is written when either is raised.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -93,13 +93,16 @@ def _require(allowed: bool, message: str) -> None:
         raise PermissionDenied(message)
 
 
-def _create_unique(model: type[Any], duplicate: ValidationError, **fields: Any) -> Any:
+_Row = TypeVar("_Row", bound=Model)
+
+
+def _create_unique(model: type[_Row], duplicate: ValidationError, **fields: Any) -> _Row:
     """Create a row that a unique constraint allows once. The check before the call answers the common
     case; two racing requests both pass it, and the loser's IntegrityError becomes ``duplicate`` (inside
     a savepoint, so the caller's transaction stays usable on PostgreSQL)."""
     try:
         with transaction.atomic():
-            return model.objects.create(**fields)
+            return model._default_manager.create(**fields)
     except IntegrityError:
         raise duplicate from None
 

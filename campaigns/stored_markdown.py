@@ -7,7 +7,8 @@ long, nested too deeply) is a ValidationError on that field, which forms and the
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Collection
+from typing import Any, ClassVar, Self
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -40,8 +41,8 @@ class StoredMarkdown(models.Model):
         super().save(*args, **kwargs)
 
     @classmethod
-    def from_db(cls, db: str | None, field_names: Any, values: Any) -> Any:
-        instance = super().from_db(db, field_names, values)
+    def from_db(cls, db: str | None, field_names: Collection[str], values: Collection[Any], **kwargs: Any) -> Self:
+        instance = super().from_db(db, field_names, values, **kwargs)
         # What the stored HTML was rendered from: saves that do not change a text do not re-render it.
         instance._markdown_rendered = {
             name: getattr(instance, name) for name in cls.markdown_fields if name in instance.__dict__

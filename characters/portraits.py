@@ -34,8 +34,8 @@ def reencode(upload: UploadedFile) -> ContentFile:
     if upload.size is None or upload.size > MAX_BYTES:
         raise ValidationError({"portrait": _("El retrato no puede pasar de 2 MB.")})
     try:
-        with Image.open(upload) as image:
-            if image.width * image.height > MAX_PIXELS:
+        with Image.open(upload) as opened:
+            if opened.width * opened.height > MAX_PIXELS:
                 raise ValidationError(
                     {
                         "portrait": _("La imagen es demasiado grande: como mucho %(mpx)d megapíxeles.")
@@ -43,8 +43,8 @@ def reencode(upload: UploadedFile) -> ContentFile:
                     }
                 )
             # JPEG: let the decoder skip what the thumbnail would throw away (no-op for other formats).
-            image.draft("RGB", (MAX_SIDE, MAX_SIDE))
-            image = ImageOps.exif_transpose(image)
+            opened.draft("RGB", (MAX_SIDE, MAX_SIDE))
+            image = ImageOps.exif_transpose(opened)
             image = image.convert("RGBA" if image.mode in ("RGBA", "LA", "P") else "RGB")
             image.thumbnail((MAX_SIDE, MAX_SIDE), reducing_gap=2.0)
             out = io.BytesIO()

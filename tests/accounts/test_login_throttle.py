@@ -3,6 +3,8 @@ the limit the right password is refused too, with a clear message (form error; J
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client, override_settings
 from rest_framework.test import APIClient
@@ -16,7 +18,7 @@ pytestmark = pytest.mark.django_db
 LIMITS = {"LOGIN_THROTTLE_ACCOUNT": 3, "LOGIN_THROTTLE_ADDRESS": 6, "LOGIN_THROTTLE_WINDOW": 900}
 
 
-def _token(username: str, password: str, address: str = "10.0.0.1") -> object:
+def _token(username: str, password: str, address: str = "10.0.0.1") -> Any:
     return APIClient(REMOTE_ADDR=address).post(
         "/api/auth/token/", {"username": username, "password": password}, format="json"
     )

@@ -4,6 +4,7 @@ and revoked one by one from the API and from the profile's tokens page."""
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.test import Client, override_settings
@@ -24,12 +25,13 @@ def _with(key: str) -> APIClient:
     return client
 
 
-def _obtain(username: str, name: str = "") -> dict:
+def _obtain(username: str, name: str = "") -> dict[str, Any]:
     response = APIClient().post(
         "/api/auth/token/", {"username": username, "password": PASSWORD, "name": name}, format="json"
     )
     assert response.status_code == 200, response.content
-    return response.json()
+    body: dict[str, Any] = response.json()
+    return body
 
 
 def test_keys_are_not_stored_and_lists_show_only_their_start() -> None:

@@ -46,7 +46,7 @@ def test_405_is_json_with_allow(table: Table, api: ApiFor) -> None:
 
 
 def test_options_answers_on_every_api_endpoint(table: Table) -> None:
-    from django.urls import get_resolver
+    from django.urls import URLResolver, get_resolver
 
     client = _client(table.gm)
     resolver = get_resolver()
@@ -55,6 +55,7 @@ def test_options_answers_on_every_api_endpoint(table: Table) -> None:
     for pattern in api_patterns:
         if str(pattern.pattern) != "api/":
             continue
+        assert isinstance(pattern, URLResolver)
         for sub in pattern.url_patterns:
             route = str(sub.pattern)
             if route.startswith(("schema", "docs", "redoc")):
@@ -156,7 +157,7 @@ def test_an_oversized_body_is_a_json_413(table: Table) -> None:
 @pytest.mark.parametrize("path", ["/api/scenes/{scene}/posts/", "/api/characters/{character}/portrait/"])
 def test_a_multipart_body_with_only_its_closing_boundary_is_a_400_with_a_message(table: Table, path: str) -> None:
     url = path.format(scene=table.scene.pk, character=table.character.pk)
-    response = _client(table.gm).generic("POST", url, b"--xyz--\r\n", content_type="multipart/form-data; boundary=xyz")
+    response = _client(table.gm).generic("POST", url, "--xyz--\r\n", content_type="multipart/form-data; boundary=xyz")
     assert_error(response, 400)
 
 

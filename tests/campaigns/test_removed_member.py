@@ -10,6 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from campaigns import policy, services
 from campaigns.models import Post
 from characters.models import LedgerEntry
@@ -20,13 +21,13 @@ from tests.rolls.fate_sotc_fixtures import SotcScene, build_scene, fp, start, st
 pytestmark = pytest.mark.django_db
 
 
-def _api(user: object) -> APIClient:
+def _api(user: User) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
     return client
 
 
-def _page(user: object) -> Client:
+def _page(user: User) -> Client:
     client = Client()
     client.force_login(user)
     return client

@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts.models import User
 from campaigns import services
 from campaigns.markdown import MAX_NESTING, RENDERER_VERSION, MarkdownRefused, render_markdown
 from campaigns.models import Campaign, Scene
@@ -24,7 +25,7 @@ DEEP_SPOILERS = "::: spoiler\n" * 4000
 NESTED_480 = "::: spoiler\n" * 480 + "x\n" + ":::\n" * 480
 
 
-def _api(user: object) -> APIClient:
+def _api(user: User) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
     return client

@@ -34,7 +34,7 @@ def media(tmp_path: Any, settings: Any) -> Any:
 
 def test_an_image_over_the_pixel_limit_is_refused_without_decoding_it(media: Any) -> None:
     upload = _upload((5000, 3300), "JPEG")  # 16.5 Mpx, a small file
-    assert upload.size < portraits.MAX_BYTES
+    assert upload.size is not None and upload.size < portraits.MAX_BYTES
     decoding = mock.patch.object(ImageFile.ImageFile, "load", side_effect=AssertionError("decoded"))
     with decoding, pytest.raises(ValidationError) as refused:
         portraits.reencode(upload)

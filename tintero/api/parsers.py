@@ -9,6 +9,7 @@ Refused as a 400 (``parse_error``) before any view sees it, the same on SQLite a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -43,7 +44,7 @@ def check_json_value(data: Any) -> None:
 
 
 class JSONParser(parsers.JSONParser):
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: dict[str, Any] | None = None) -> Any:
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
