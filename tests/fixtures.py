@@ -38,6 +38,18 @@ def _fresh_login_throttle(request: pytest.FixtureRequest) -> None:
         caches["throttle"].clear()
 
 
+@pytest.fixture(autouse=True)
+def _default_language(request: pytest.FixtureRequest) -> None:
+    # A request with Accept-Language: en leaves English active in the thread (LocaleMiddleware activates,
+    # nothing deactivates): a later test that renders a form without a request would read English. Each
+    # test starts in the default language, whatever ran before it.
+    if request.config.pluginmanager.hasplugin("django"):
+        from django.conf import settings
+        from django.utils import translation
+
+        translation.activate(settings.LANGUAGE_CODE)
+
+
 @pytest.fixture
 def table(db: None) -> Table:
     """A public campaign with every role and every kind of post."""
