@@ -57,4 +57,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("posts/<int:pk>/edit/", posts.post_edit, name="post_edit"),
     path("posts/<int:pk>/delete/", posts.post_delete, name="post_delete"),
     path("posts/<int:pk>/revisions/", posts.post_revisions, name="post_revisions"),
+    path("posts/<int:pk>/quote/", posts.post_quote, name="post_quote"),
+    path("scenes/<int:pk>/preview/", posts.post_preview, name="post_preview"),
 ]

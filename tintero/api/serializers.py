@@ -16,6 +16,8 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import exceptions, serializers
 
 from accounts.models import ApiToken, User
+from accounts.names import check_display_name_text, check_display_name_unique
+from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
 from campaigns import policy
 from campaigns.models import (
@@ -134,6 +136,13 @@ class MeSerializer(serializers.ModelSerializer):
         model = User
         fields = ["id", "username", "display_name", "public_name", "email"]
         read_only_fields = ["id", "username", "email"]
+
+    def validate_display_name(self, name: str) -> str:
+        # The profile form's rules (accounts/names.py); DRF turns the ValidationError into a field error.
+        if name:
+            check_display_name_text(name)
+            check_display_name_unique(name, names_beside(self.instance))
+        return name
 
 
 # --- Campaigns ------------------------------------------------------------------------------------
