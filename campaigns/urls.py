@@ -6,6 +6,7 @@ app_name = "campaigns"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", home.home, name="home"),
     path("novedades/", home.unread, name="unread"),
+    path("novedades/count/", home.unread_count, name="unread_count"),
     # The GM dashboard: every campaign the user runs; each panel also alone, as an htmx fragment
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/<slug:panel>/", dashboard.dashboard_panel, name="dashboard_panel"),

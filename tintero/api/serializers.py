@@ -157,6 +157,12 @@ class CampaignCreateIn(serializers.Serializer):
     language = serializers.ChoiceField(choices=Language.choices, required=False)
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
     status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+    recruiting_message = serializers.CharField(
+        required=False, allow_blank=True, max_length=1000, help_text="Shown in the directory while recruiting."
+    )
+    seats = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=50, help_text="Player seats; null for no limit."
+    )
     rules_settings = serializers.JSONField(
         required=False,
         help_text="The ruleset's optional rules, an object shaped by `settings_schema` in "
@@ -184,6 +190,8 @@ _CAMPAIGN_FIELDS = [
     "language",
     "visibility",
     "status",
+    "recruiting_message",
+    "seats",
     "created_at",
     "updated_at",
 ]
