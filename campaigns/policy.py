@@ -547,3 +547,13 @@ def may_read_campaign_ledger(viewer: Viewer) -> bool:
 def may_see_roll_controls(viewer: Viewer) -> bool:
     """A roll's GM controls (reveal it, reveal its secret difficulty; the 'secret difficulty' badge)."""
     return viewer.is_gm
+
+
+def viewer_with_role(user_id: int, campaign: Campaign, role: str | None) -> Viewer:
+    """The viewer of a campaign whose role the caller has already read (with the page's own query)."""
+    return Viewer(
+        user_id=user_id,
+        campaign_id=campaign.pk,
+        campaign_public=campaign.visibility == Visibility.PUBLIC,
+        role=role or None,
+    )
