@@ -45,10 +45,16 @@ def make_roll(
     post: Post | None = None,
     position: int = 0,
     dice: DiceSource | None = None,
+    viewer: policy.Viewer | None = None,
+    announce: bool = True,
 ) -> Roll:
-    """Roll with the server's dice and store the evidence. Call inside the transaction of its post."""
+    """Roll with the server's dice and store the evidence. Call inside the transaction of its post.
+
+    ``viewer``: the actor's, when the caller has it. ``announce=False``: the caller's own event (its post's
+    ``post.created``, which reaches the same people) announces the roll."""
     campaign = scene.campaign
-    viewer = policy.viewer_for(actor, campaign)
+    if viewer is None or viewer.user_id != actor.pk or viewer.campaign_id != campaign.pk:
+        viewer = policy.viewer_for(actor, campaign)
     character = None
     if spec.character_id is not None:
         character = Character.objects.filter(pk=spec.character_id, campaign=campaign).first()
@@ -89,14 +95,15 @@ def make_roll(
         gm_only=spec.gm_only,
         position=position,
     )
-    publish(
-        Event(
-            EventType.ROLL_MADE,
-            campaign.pk,
-            {"roll_id": roll.pk, "post_id": post.pk if post else None, "scene_id": scene.pk},
-        ),
-        roll_audience(roll, post),
-    )
+    if announce:
+        publish(
+            Event(
+                EventType.ROLL_MADE,
+                campaign.pk,
+                {"roll_id": roll.pk, "post_id": post.pk if post else None, "scene_id": scene.pk},
+            ),
+            roll_audience(roll, post),
+        )
     return roll
 
 
@@ -108,7 +115,7 @@ def roll_audience(roll: Roll, post: Post | None, *, revealed: bool = False) -> A
         return Audience(scene_id=roll.scene_id)
     if post.recipients == Recipients.GMS:
         return Audience(gms_only=True, user_ids=frozenset({post.author_id}))
-    whisper = set(post.whisper_to.values_list("id", flat=True))
+    whisper = set(post.whisper_ids)
     return Audience(scene_id=roll.scene_id, user_ids=frozenset(whisper | {post.author_id}))
 
 
@@ -119,9 +126,21 @@ def create_post_with_rolls(
     if len(rolls) > MAX_ROLLS_PER_POST:
         raise ValidationError({"rolls": _("Como mucho %(max)d tiradas por mensaje.") % {"max": MAX_ROLLS_PER_POST}})
     with transaction.atomic():
-        post = campaign_services.create_post(author=author, scene=scene, **post_fields)
+        viewer = policy.viewer_for(author, scene.campaign)
+        post = campaign_services.write_post(author=author, scene=scene, viewer=viewer, **post_fields)
         for position, spec in enumerate(rolls):
-            make_roll(actor=author, scene=scene, spec=spec, post=post, position=position, dice=dice)
+            # One event per post: its post.created reaches everyone who may see its rolls. A secret roll
+            # also tells the GMs (their dashboards list secret rolls), as its own GM-only event.
+            make_roll(
+                actor=author,
+                scene=scene,
+                spec=spec,
+                post=post,
+                position=position,
+                dice=dice,
+                viewer=viewer,
+                announce=spec.gm_only,
+            )
     return post
 
 
