@@ -51,9 +51,10 @@ def trim_event_log(now: datetime, days: int | None = None) -> int:
 def resync_needs_reset(campaign_id: int, after: int, since: datetime | None = None) -> bool:
     """Would the events the client asks for start before the oldest one kept? Then it must reload instead.
 
-    The log has no holes (a seq is taken and written to its row in one transaction), so events ``after+1 .. oldest-1`` are exactly
-    the trimmed ones. With ``since`` (a page's render time), the trimmed events were all logged before the
-    oldest kept one and before the retention's cutoff: a ``since`` later than either of those missed none.
+    The log has no holes (a seq is taken and written to its row in one transaction), so events
+    ``after+1 .. oldest-1`` are exactly the trimmed ones. With ``since`` (a page's render time), the
+    trimmed events were all logged before the oldest kept one and before the retention's cutoff: a
+    ``since`` later than either of those missed none.
     """
     log = CampaignEventLog.objects.filter(campaign_id=campaign_id, seq__isnull=False)
     oldest = log.order_by("seq").values("seq", "created_at").first()
