@@ -282,9 +282,18 @@ class Post(models.Model):
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # A client's key for this write (the API's ``idempotency_key``), with a digest of what it asked: the
+    # same request again answers this post; the key with other content is refused (409).
+    idempotency_key = models.CharField(max_length=80, blank=True, editable=False)
+    request_digest = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author", "idempotency_key"], condition=~Q(idempotency_key=""), name="one_post_per_key"
+            )
+        ]
         indexes = [
             models.Index(fields=["scene", "id"], name="post_scene_id"),
             models.Index(fields=["scene", "position", "id"], name="post_scene_position"),

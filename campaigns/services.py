@@ -597,7 +597,7 @@ def _render(field: str, source: str, *, required: bool) -> tuple[str, str]:
     return source, render_field(field, source)
 
 
-def _scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
+def scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
     """The scene's reader and writer lists, in one query."""
     readers = Scene.readers.through.objects.filter(scene_id=scene.pk).values_list("user_id", Value(0))
     writers = Scene.writers.through.objects.filter(scene_id=scene.pk).values_list("user_id", Value(1))
@@ -622,6 +622,8 @@ def write_post(
     recipients: str = Recipients.EVERYONE,
     whisper_to: Iterable[int] = (),
     viewer: policy.Viewer | None = None,
+    idempotency_key: str = "",
+    request_digest: str = "",
 ) -> Post:
     """``create_post`` inside the caller's transaction (``create_post_with_rolls``), with no savepoint of its
     own. ``viewer``: the author's, when the caller has resolved it (saves reading the role twice)."""
@@ -632,7 +634,7 @@ def write_post(
         viewer = policy.viewer_for(author, campaign)
     # The lists matter only to a listed scene (who may write it, and which whisper targets may read it).
     listed = scene.access == SceneAccess.LISTED and not scene.is_offtopic
-    reader_ids, writer_ids = _scene_lists(scene) if listed else ([], [])
+    reader_ids, writer_ids = scene_lists(scene) if listed else ([], [])
     _require(policy.may_write_scene(viewer, scene, reader_ids, writer_ids), _("No puedes escribir en esta escena."))
     _check_choice("voice", voice, Voice.values)
     _check_choice("recipients", recipients, Recipients.values)
@@ -676,6 +678,8 @@ def write_post(
         renderer_version=RENDERER_VERSION,
         recipients=recipients,
         whisper_ids=sorted(whisper_ids),
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
     )
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
@@ -840,6 +844,7 @@ __all__ = [
     "reorder_scenes",
     "request_to_join",
     "respond_to_invitation",
+    "scene_lists",
     "set_scene_status",
     "update_campaign",
     "update_scene",

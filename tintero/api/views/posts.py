@@ -71,9 +71,10 @@ class ScenePostsView(PostDetailMixin):
         description="`voice=character` needs `character` (an approved character of yours; GMs may use any); "
         "`voice=npc` needs `npc_name`; `recipients=whisper` needs `whisper_to` (member ids who may read the "
         "scene). `rolls`: dice the server rolls with the post, in the same transaction (`notation` in any "
-        "campaign, or the ruleset's roll kinds); a refused roll writes nothing.",
+        "campaign, or the ruleset's roll kinds); a refused roll writes nothing. With `idempotency_key`, a "
+        "retry of the same request answers the post already written (200).",
         request=PostCreateIn,
-        responses={201: PostOut, **errors(400, 401, 403, 404)},
+        responses={201: PostOut, 200: PostOut, **errors(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
         scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
@@ -95,7 +96,8 @@ class ScenePostsView(PostDetailMixin):
             for spec in data.pop("rolls", [])
         ]
         post = create_post_with_rolls(author=request.user, scene=scene, rolls=specs, character=character, **data)
-        return self.post_response(viewer, scene, post.pk, status.HTTP_201_CREATED)
+        replayed = getattr(post, "replayed", False)
+        return self.post_response(viewer, scene, post.pk, status.HTTP_200_OK if replayed else status.HTTP_201_CREATED)
 
 
 class PostDetailView(PostDetailMixin):
