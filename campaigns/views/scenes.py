@@ -94,7 +94,22 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk, for_thread=True)
     may_write = policy.may_write_scene(viewer, scene, reader_ids, writer_ids)
     context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")))
+    context["builder_inline"] = request.GET.get("builder") == "1"  # the no-JavaScript way to the builder
     return render(request, "campaigns/scene.html", context)
+
+
+@login_required
+@require_GET
+def roll_builder(request: HttpRequest, pk: int) -> HttpResponse:
+    """The composer's ruleset roll builder for this viewer, fetched when the writer opens it: the thread
+    page does not render it on every view."""
+    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
+    if not policy.may_write_scene(viewer, scene, reader_ids, writer_ids):
+        raise PermissionDenied(_("No puedes escribir en esta escena."))
+    form = composer_form(viewer, scene)
+    if form.builder is None:
+        return HttpResponse("")
+    return render(request, "campaigns/_roll_builder.html", {"form": form, "scene": scene, "viewer": viewer})
 
 
 @login_required
