@@ -201,15 +201,17 @@ class PostForm(forms.Form):
     whisper_to = forms.TypedMultipleChoiceField(
         label=_("Susurro a"), coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
+    # Free dice in notation, apart from the ruleset's own roll: their own section, with their own words, so
+    # the composer never shows two "Tirada" fields or two "Tirada secreta" boxes side by side.
     roll_expression = forms.CharField(
-        label=_("Tirada"),
+        label=_("Dados"),
         required=False,
         max_length=200,
         help_text=_("Notación de dados, la tira el servidor al publicar: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7."),
     )
-    roll_label = forms.CharField(label=_("Etiqueta de la tirada"), required=False, max_length=120)
+    roll_label = forms.CharField(label=_("Para qué son"), required=False, max_length=120)
     roll_secret = forms.BooleanField(
-        label=_("Tirada secreta"), required=False, help_text=_("Solo la ven los másters hasta que la revelen.")
+        label=_("Dados secretos"), required=False, help_text=_("Solo los ven los másters hasta que los revelen.")
     )
 
     def __init__(
@@ -246,7 +248,9 @@ class PostForm(forms.Form):
         self.characters = {c.pk: c for c in characters}
         voices = [(Voice.CHARACTER, Voice.CHARACTER.label)] if self.characters else []
         if is_gm:
-            voices += [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label)]
+            # The GM writes as the narrator unless they choose otherwise: never as a player's character by
+            # default (a GM's post and roll would be attributed to a PC).
+            voices = [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label), *voices]
         voices.append((Voice.OOC, Voice.OOC.label))
         self.fields["voice"].choices = voices
         self.fields["voice"].initial = voices[0][0]
@@ -254,6 +258,16 @@ class PostForm(forms.Form):
         self.fields["whisper_to"].choices = _member_choices(memberships, exclude=user_id)
         if not is_gm:
             del self.fields["npc_name"]
+
+    DICE_FIELDS = ("roll_expression", "roll_label", "roll_secret")
+
+    def story_fields(self) -> list[forms.BoundField]:
+        """Who speaks, what they say and to whom: the composer's first part."""
+        return [field for field in self.visible_fields() if field.name not in self.DICE_FIELDS]
+
+    def dice_fields(self) -> list[forms.BoundField]:
+        """Free dice in notation: the composer's collapsible last part."""
+        return [field for field in self.visible_fields() if field.name in self.DICE_FIELDS]
 
     def is_valid(self) -> bool:
         valid = super().is_valid()

@@ -570,3 +570,13 @@ def join_roles(campaign: RecruitingFacts, player_count: int) -> list[str]:
     if campaign.status == CampaignStatus.FINISHED:
         return []
     return [Role.PLAYER, Role.READER] if accepts_players(campaign, player_count) else [Role.READER]
+
+
+def viewer_with_role(user_id: int, campaign: Campaign, role: str | None) -> Viewer:
+    """The viewer of a campaign whose role the caller has already read (with the page's own query)."""
+    return Viewer(
+        user_id=user_id,
+        campaign_id=campaign.pk,
+        campaign_public=campaign.visibility == Visibility.PUBLIC,
+        role=role or None,
+    )

@@ -40,6 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/scenes/new/", scenes.scene_create, name="scene_create"),
     path("scenes/<int:pk>/", scenes.scene_detail, name="scene"),
     path("scenes/<int:pk>/unread/", scenes.scene_first_unread, name="scene_unread"),
+    path("scenes/<int:pk>/roll-builder/", scenes.roll_builder, name="roll_builder"),
     path("scenes/<int:pk>/edit/", scenes.scene_edit, name="scene_edit"),
     path("scenes/<int:pk>/status/", scenes.scene_status, name="scene_status"),
     path("scenes/<int:pk>/move/", scenes.scene_move, name="scene_move"),

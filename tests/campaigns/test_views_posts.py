@@ -182,7 +182,7 @@ def test_gm_composer_offers_narrator_npc_and_any_character() -> None:
     t = Table()
     form = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").context["form"]
     voices = [value for value, _label in form.fields["voice"].choices]
-    assert voices == ["character", "narrator", "npc", "ooc"]
+    assert voices == ["narrator", "npc", "character", "ooc"]  # the narrator first: never a PC by default
     assert [c for c, _ in form.fields["character"].choices] == [t.character.pk]
     response = client_for(t.gm).post(
         f"/scenes/{t.scene.pk}/posts/", compose(t, voice="npc", npc_name="El Portero", recipients="gms")

@@ -431,6 +431,15 @@ class PostCreateIn(serializers.Serializer):
         help_text="Rolls the server makes with the post, in the same transaction (at most "
         f"{MAX_ROLLS_PER_POST}). A refused roll writes neither the post nor any roll.",
     )
+    idempotency_key = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=80,
+        help_text="Your key for this write (e.g. a UUID): the same request again answers the post it wrote (200) "
+        "and writes nothing, so a client whose connection dropped may retry; the key with other content is "
+        "refused (409 `idempotency_conflict`).",
+    )
 
 
 class PostUpdateIn(serializers.Serializer):
