@@ -3,7 +3,7 @@
 Both run the pure state machines of ``systems.presagios.challenge`` / ``systems.presagios.conflict``;
 this module only stores their state as JSON, rebuilds it at each step, makes the rolls with the
 server's dice (the pure machine is fed the stored faces) and turns every point that moves into a
-ledger operation of ``characters.bindings.presagios``, applied in the same transaction.
+ledger operation of ``rulesets.presagios.sheet``, applied in the same transaction.
 
 Secrets: the difficulty of a challenge and the threat each roll was judged at live in
 ``secret_state`` (GMs only). Players read the dice, the result and "Éxito" / "Fallo".
@@ -30,11 +30,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from campaigns import policy
 from campaigns.models import Voice
 from characters.models import CampaignRulesState, Character, CharacterStatus
-from rolls.bindings.presagios import characteristic_label, load_sheet, outcome_word, roll_words, settings_of
 from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, parse_params
 from rolls.models import Flow, Roll
 from rolls.services import RollSpec, make_roll
 from rulesets import registry
+from rulesets.presagios.rolls import characteristic_label, load_sheet, outcome_word, roll_words, settings_of
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.presagios import challenge as ch

@@ -12,8 +12,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
-from rolls.bindings.presagios import CHALLENGE, CONFLICT, ROLL, characteristic_label
 from rolls.services import RollSpec
+from rulesets.presagios.rolls import CHALLENGE, CONFLICT, ROLL, characteristic_label
 from systems.presagios.dice import MAX_TOOL_DICE
 from systems.presagios.sheet import CHAR_KEYS
 
@@ -24,7 +24,7 @@ GM_KINDS = [(CHALLENGE, _("Reto (dificultad secreta)")), (CONFLICT, _("Conflicto
 def _current(character: Character, key: str) -> int:
     sheet = character.sheet or {}
     values = sheet.get("current") or sheet.get("base") or [0, 0, 0]
-    return int(values[CHAR_KEYS.index(key)])  # type: ignore[arg-type]
+    return int(values[CHAR_KEYS.index(key)])
 
 
 def _trait_value(character: Character, name: str) -> int:
@@ -77,29 +77,33 @@ class RollBuilderForm(forms.Form):
         self.is_gm = is_gm
         self.characters = {c.pk: c for c in characters}
         people = [("", "—")] + [(c.pk, c.name) for c in self.characters.values()]
-        self.fields["character"].choices = people
-        self.fields["opponent"].choices = people
+        self._choices("character", people)
+        self._choices("opponent", people)
         characteristic_choices = []
         for key in CHAR_KEYS:
             label = characteristic_label(key, settings)
             ratings = [f"{c.name} {_current(c, key)}" for c in self.characters.values() if c.sheet.get("base")]
             characteristic_choices.append((key, f"{label} ({', '.join(ratings)})" if ratings else label))
-        self.fields["characteristic"].choices = characteristic_choices
-        self.fields["opponent_characteristic"].choices = characteristic_choices
+        self._choices("characteristic", characteristic_choices)
+        self._choices("opponent_characteristic", characteristic_choices)
         traits = [("", "—")]
         for c in self.characters.values():
             for trait in (c.sheet or {}).get("traits", []):
                 if trait.get("supernatural"):
                     continue  # it costs a point: named in a challenge or conflict procedure
                 traits.append((f"{c.pk}:{trait['name']}", f"{c.name} · {trait['name']} +{trait.get('value', 0)}"))
-        self.fields["trait"].choices = traits
-        self.fields["opponent_trait"].choices = traits
+        self._choices("trait", traits)
+        self._choices("opponent_trait", traits)
         if is_gm:
-            self.fields["kind"].choices = [*KINDS, *GM_KINDS]
+            self._choices("kind", [*KINDS, *GM_KINDS])
         else:
             for name in ("difficulty", "opponent", "opponent_characteristic", "opponent_tool_dice", "opponent_trait"):
                 del self.fields[name]
             del self.fields["gm_only"]
+
+    def _choices(self, name: str, choices: Any) -> None:
+        field: Any = self.fields[name]
+        field.choices = choices
 
     def _trait_of(self, value: str, character: Character | None, field: str) -> str:
         if not value:
@@ -111,7 +115,7 @@ class RollBuilderForm(forms.Form):
         return name
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         kind = data.get("kind")
         if not kind:
             return data
@@ -154,7 +158,7 @@ class RollBuilderForm(forms.Form):
         tools = data.get("tool_dice") or 0
         if kind == CONFLICT:
             opponent = self.characters[data["opponent"]]
-            payload = {
+            sides = {
                 "a": self._side(character, data["characteristic"], tools, data.get("trait_name", "")),
                 "b": self._side(
                     opponent,
@@ -163,8 +167,12 @@ class RollBuilderForm(forms.Form):
                     data.get("opponent_trait_name", ""),
                 ),
             }
-            return [RollSpec(kind=kind, data=payload, label=label, gm_only=gm_only)]
-        payload = {"characteristic": data["characteristic"], "tool_dice": tools, "trait": data.get("trait_name", "")}
+            return [RollSpec(kind=kind, data=sides, label=label, gm_only=gm_only)]
+        payload: dict[str, Any] = {
+            "characteristic": data["characteristic"],
+            "tool_dice": tools,
+            "trait": data.get("trait_name", ""),
+        }
         if kind == CHALLENGE:
             payload["difficulty"] = data["difficulty"]
         return [RollSpec(kind=kind, data=payload, character_id=character.pk, label=label, gm_only=gm_only)]

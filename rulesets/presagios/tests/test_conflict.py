@@ -16,8 +16,7 @@ from campaigns import policy
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import flow_views
-from systems.errors import RulesError
-from tests.rolls.presagios_fixtures import (
+from rulesets.presagios.tests.rolls_fixtures import (
     RollsTable,
     build,
     challenge,
@@ -31,6 +30,7 @@ from tests.rolls.presagios_fixtures import (
     step,
     threat,
 )
+from systems.errors import RulesError
 
 pytestmark = pytest.mark.django_db
 

@@ -9,14 +9,14 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from campaigns import policy
-from rolls.bindings.presagios import BINDING
-from rolls.builders.presagios import RollBuilderForm
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
+from rulesets.presagios.builder import RollBuilderForm
+from rulesets.presagios.rolls import BINDING
+from rulesets.presagios.tests.rolls_fixtures import RollsTable, build, set_sheet
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.presagios_fixtures import RollsTable, build, set_sheet
 
 pytestmark = pytest.mark.django_db
 
@@ -124,7 +124,7 @@ def test_a_quick_conflict_draws_every_pair_and_strikes_the_tied_ones(t: RollsTab
 def test_builder_is_found_and_makes_roll_specs_from_form_data(t: RollsTable) -> None:
     assert (registry.plugin("presagios").builder, registry.plugin("presagios").templates.builder) == (
         RollBuilderForm,
-        "rolls/builders/presagios.html",
+        "presagios/builder.html",
     )
     data = {"roll-kind": "roll", "roll-character": str(t.lucia.pk), "roll-characteristic": "c1",
             "roll-tool_dice": "2", "roll-trait": f"{t.lucia.pk}:Pelear", "roll-label": "Forzar la puerta"}  # fmt: skip
@@ -139,7 +139,7 @@ def test_builder_is_found_and_makes_roll_specs_from_form_data(t: RollsTable) -> 
     )
     assert "difficulty" not in form.fields and "gm_only" not in form.fields  # GM-only options
     assert RollBuilderForm({"roll-kind": ""}, characters=[t.lucia]).roll_specs() == []
-    choices = dict(form.fields["trait"].choices)
+    choices = dict(form.fields["trait"].choices)  # type: ignore[attr-defined]
     assert f"{t.lucia.pk}:Ver a los muertos" not in choices  # supernatural traits go through a flow
 
 

@@ -7,8 +7,8 @@ from django.test import Client
 
 from characters import services
 from characters.models import LedgerEntry
+from rulesets.presagios.tests.fixtures import build_presagios
 from systems.errors import RulesError
-from tests.characters.presagios_fixtures import build_presagios
 
 pytestmark = pytest.mark.django_db
 

@@ -16,8 +16,8 @@ from campaigns import policy
 from campaigns.models import Campaign
 from characters import selectors, services
 from characters.models import Character
-from characters.sheetforms.presagios import SheetForm
-from tests.characters.presagios_fixtures import PresagiosTable, build_presagios, pc_sheet
+from rulesets.presagios.sheet_form import SheetForm
+from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios, pc_sheet
 from tests.personas import PASSWORD
 
 
@@ -52,7 +52,7 @@ def render_sheet(character: Character, user: User, error: str | None = None) -> 
         "operation_error": error,
         "settings": services.campaign_settings(campaign),
     }
-    return render_to_string("characters/sheets/presagios.html", context)
+    return render_to_string("presagios/sheet.html", context)
 
 
 def render_pools(campaign: Campaign, user: User) -> str:
@@ -69,7 +69,7 @@ def render_pools(campaign: Campaign, user: User) -> str:
         else set(),
         "operation_error": None,
     }
-    return render_to_string("characters/pools/presagios.html", context)
+    return render_to_string("presagios/pools.html", context)
 
 
 # --- the sheet ---------------------------------------------------------------------------------------
@@ -191,7 +191,7 @@ def test_secret_threat_is_not_in_the_players_pools(pt: PresagiosTable) -> None:
 
 
 def test_creation_form_reads_like_the_paper_sheet() -> None:
-    page = text(render_to_string("characters/sheetforms/presagios.html", {"form": SheetForm(sheet=pc_sheet())}))
+    page = text(render_to_string("presagios/sheet_form.html", {"form": SheetForm(sheet=pc_sheet())}))
     for expected in ("Concepto", "Acción", "Interacción", "Cognición", "Rasgos", "Hito 1", "Complicación", "2 hitos"):
         assert expected in page, expected
     assert "reparte 9 puntos" in page

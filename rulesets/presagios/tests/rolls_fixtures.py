@@ -15,8 +15,8 @@ from characters import services
 from characters.models import Character, LedgerEntry
 from rolls import flows
 from rolls.models import Flow
+from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios
 from systems.dice import ScriptedDice
-from tests.characters.presagios_fixtures import PresagiosTable, build_presagios
 
 
 @dataclass
@@ -44,7 +44,7 @@ def set_threat(t: RollsTable, value: int) -> None:
 
 def sheet(character: Character) -> dict[str, Any]:
     character.refresh_from_db()
-    return character.sheet
+    return dict(character.sheet)
 
 
 def current(character: Character, key: str = "c1") -> int:

@@ -9,10 +9,10 @@ from django.core.exceptions import ValidationError
 
 from characters import services
 from characters.models import Character, CharacterStatus
-from characters.sheetforms.presagios import SheetForm
 from rulesets import registry
+from rulesets.presagios.sheet_form import SheetForm
+from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios, npc_sheet, pc_sheet
 from systems.presagios.settings import PresagiosSettings
-from tests.characters.presagios_fixtures import PresagiosTable, build_presagios, npc_sheet, pc_sheet
 
 BINDING = registry.plugin("presagios").sheet
 
@@ -217,7 +217,8 @@ def test_sheet_form_rejects_half_written_traits() -> None:
 
 def test_sheet_form_for_npcs_offers_secondary_or_monster() -> None:
     form = SheetForm(is_npc=True)
-    assert [value for value, _label in form.fields["kind"].choices] == ["secundario", "monstruo"]
+    kind: Any = form.fields["kind"]
+    assert [value for value, _label in kind.choices] == ["secundario", "monstruo"]
     data = _data_from(SheetForm(sheet=npc_sheet(), is_npc=True))
     data["kind"] = "principal"
     assert not SheetForm(data, sheet=npc_sheet(), is_npc=True).is_valid()

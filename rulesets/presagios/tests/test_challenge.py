@@ -9,8 +9,7 @@ from django.core.exceptions import PermissionDenied
 
 from characters.models import LedgerEntry
 from rolls.models import FlowStatus, FlowStep, Roll, RollFollowUp
-from systems.errors import RulesError
-from tests.rolls.presagios_fixtures import (
+from rulesets.presagios.tests.rolls_fixtures import (
     RollsTable,
     build,
     challenge,
@@ -24,6 +23,7 @@ from tests.rolls.presagios_fixtures import (
     step,
     threat,
 )
+from systems.errors import RulesError
 
 pytestmark = pytest.mark.django_db
 

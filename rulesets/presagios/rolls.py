@@ -52,7 +52,7 @@ def settings_of(settings: BaseModel | None) -> PresagiosSettings:
 def characteristic_label(key: str, settings: BaseModel | None, language: str = "es") -> str:
     """The campaign's label (A-AMB-05); English has no campaign labels, so the defaults are translated."""
     labels = settings_of(settings).characteristic_labels
-    label = labels[char_index(key)] if key in CHAR_KEYS else key  # type: ignore[arg-type]
+    label = labels[char_index(key)] if key in CHAR_KEYS else key
     if language.startswith("en"):
         return {"Acción": "Action", "Interacción": "Interaction", "Cognición": "Cognition"}.get(label, label)
     return label
@@ -228,12 +228,14 @@ class PresagiosRollBinding:
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         if kind == CONFLICT:
             choice = ConflictChoice.model_validate(data)
-            request = ConflictRequest(
-                a={**choice.a.model_dump(exclude={"name"}), "current": max(choice.a.current, 0)},
-                b={**choice.b.model_dump(exclude={"name"}), "current": max(choice.b.current, 0)},
+            request = ConflictRequest.model_validate(
+                {
+                    "a": {**choice.a.model_dump(exclude={"name"}), "current": max(choice.a.current, 0)},
+                    "b": {**choice.b.model_dump(exclude={"name"}), "current": max(choice.b.current, 0)},
+                }
             )
-            public = {"a": choice.a.model_dump(mode="json"), "b": choice.b.model_dump(mode="json")}
-            return Prepared(request=request, public=public)
+            sides: JSON = {"a": choice.a.model_dump(mode="json"), "b": choice.b.model_dump(mode="json")}
+            return Prepared(request=request, public=sides)
         if kind not in (ROLL, CHALLENGE):
             raise RulesError(
                 "unknown_roll_kind",

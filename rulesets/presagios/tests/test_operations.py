@@ -13,9 +13,9 @@ from accounts.models import User
 from characters import services
 from characters.models import Character, LedgerEntry
 from rulesets import registry
+from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios, pc_sheet
 from systems.errors import RulesError
 from systems.presagios import RULESET as RULES
-from tests.characters.presagios_fixtures import PresagiosTable, build_presagios, pc_sheet
 
 BINDING = registry.plugin("presagios").sheet
 
@@ -48,7 +48,7 @@ def set_threat(pt: PresagiosTable, value: int) -> None:
 
 def sheet(character: Character) -> dict[str, Any]:
     character.refresh_from_db()
-    return character.sheet
+    return dict(character.sheet)
 
 
 def cid(character: Character) -> str:
@@ -82,11 +82,11 @@ def test_every_registry_operation_is_bound() -> None:
 
 
 def test_initial_state_and_visibility() -> None:
-    from systems.presagios.settings import PresagiosSettings
+    from systems.presagios.settings import PresagiosSettings, ThreatVisibility
 
     assert BINDING.initial_campaign_state(PresagiosSettings(initial_threat=3)) == {"threat": 3}
     assert BINDING.pools_public(PresagiosSettings())
-    assert not BINDING.pools_public(PresagiosSettings(threat_visibility="gm_only"))
+    assert not BINDING.pools_public(PresagiosSettings(threat_visibility=ThreatVisibility.GM_ONLY))
 
 
 # --- spend_overcome ---------------------------------------------------------------------------------
