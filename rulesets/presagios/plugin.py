@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rolls.flowkinds.presagios import FLOW_KINDS
 from rulesets.presagios.builder import RollBuilderForm
+from rulesets.presagios.procedures.challenge import CHALLENGE
+from rulesets.presagios.procedures.conflict import CONFLICT
 from rulesets.presagios.rolls import BINDING as ROLL_BINDING
 from rulesets.presagios.sheet import BINDING as SHEET_BINDING
 from rulesets.presagios.sheet_form import SheetForm
@@ -17,16 +18,13 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # old-style handlers until they become step tables
+    procedures={CHALLENGE.key: CHALLENGE, CONFLICT.key: CONFLICT},
     templates=RulesetTemplates(
         sheet="presagios/sheet.html",
         pools="presagios/pools.html",
         sheet_form="presagios/sheet_form.html",
         builder="presagios/builder.html",
-        start="presagios/flows/_start.html",
-        procedures={
-            "challenge": "presagios/flows/challenge.html",
-            "conflict": "presagios/flows/conflict.html",
-        },
+        start="presagios/start.html",
+        procedures={CHALLENGE.key: "presagios/challenge.html", CONFLICT.key: "presagios/conflict.html"},
     ),
 )

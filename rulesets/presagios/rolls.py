@@ -5,7 +5,7 @@ character's sheet; tool dice (0..3) are the writer's choice. The difficulty of a
 secret (spec A-AMB-22): it goes to ``Prepared.secret`` with the margin, and the public result, the
 request and the summaries only say "Éxito" or "Fallo". Dice are drawn as d6, and the face that would
 show 1 as an omen (pool ``omen``). Challenges and conflicts with points, danger, damage, retries and
-qualities are flows (``rolls.flowkinds.presagios``); these kinds are the plain dice.
+qualities are flows (``rulesets.presagios.procedures``); these kinds are the plain dice.
 """
 
 from __future__ import annotations

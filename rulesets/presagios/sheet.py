@@ -159,7 +159,7 @@ SPECS: dict[str, _Spec] = {
 # --- Flow-only operations ---------------------------------------------------------------------------
 # A retry, a forced outcome and a cancelled danger's refund change a roll's state as well as points, so
 # the plain endpoints refuse them (``operation_needs_roll``). The challenge and conflict flows
-# (``rolls.flowkinds.presagios``) apply them through the ledger; ``characters.services`` finds them with
+# (``rulesets.presagios.procedures``) apply them through the ledger; ``characters.services`` finds them with
 # ``flow_operation(key)``. Only GMs may ask for them outside a flow (a GM may move any point anyway).
 
 

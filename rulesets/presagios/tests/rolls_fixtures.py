@@ -13,8 +13,8 @@ from campaigns.models import Scene
 from campaigns.services import create_scene
 from characters import services
 from characters.models import Character, LedgerEntry
-from rolls import flows
-from rolls.models import Flow
+from rolls import runner
+from rolls.models import Flow, FlowLine
 from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios
 from systems.dice import ScriptedDice
 
@@ -67,7 +67,7 @@ def ledger_ops(t: RollsTable) -> list[str]:
 
 
 def start(t: RollsTable, kind: str, params: dict[str, Any], actor: User | None = None) -> Flow:
-    return flows.start_flow(actor=actor or t.gm, scene=t.scene, kind=kind, params=params)
+    return runner.start_procedure(actor=actor or t.gm, scene=t.scene, kind=kind, params=params)
 
 
 def step(
@@ -78,7 +78,7 @@ def step(
     dice: list[int] | None = None,
     key: str = "",
 ) -> Flow:
-    flows.take_step(
+    runner.take_step(
         actor=actor,
         flow=flow,
         step=name,
@@ -104,3 +104,16 @@ def conflict(t: RollsTable, a: Character, b: Character, *, a_char: str = "c1", b
         **more,
     }
     return start(t, "conflict", params)
+
+
+def awaited(flow: Flow) -> dict[str, tuple[bool, list[int]]]:
+    """What the procedure waits for: step -> (the GMs?, user ids)."""
+    return {e["step"]: (e["gm"], e["users"]) for e in (flow.waiting_for or {}).get("steps", [])}
+
+
+def record(flow: Flow, *, gm_only: bool | None = None, lang: str = "es") -> list[str]:
+    """The procedure's record lines, in order (``gm_only``: only those, or only the public ones)."""
+    lines = FlowLine.objects.filter(flow=flow).order_by("position")
+    if gm_only is not None:
+        lines = lines.filter(gm_only=gm_only)
+    return [line.text_en if lang == "en" else line.text_es for line in lines]

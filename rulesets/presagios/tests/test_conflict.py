@@ -4,6 +4,7 @@ loser with protection by kind; and both flows through the API with idempotency k
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -14,16 +15,18 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from campaigns import policy
 from characters.models import LedgerEntry
-from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
+from rolls.models import Flow, FlowStatus, Roll
 from rolls.selectors import flow_views
 from rulesets.presagios.tests.rolls_fixtures import (
     RollsTable,
+    awaited,
     build,
     challenge,
     conflict,
     current,
     ledger_ops,
     overcome,
+    record,
     set_sheet,
     set_threat,
     sheet,
@@ -46,13 +49,13 @@ def test_vector_34_the_first_roll_is_sealed_and_the_monster_wins(t: RollsTable) 
     set_sheet(t.cosa, current=[3, 0, 2])
     flow = conflict(t, t.lucia, t.cosa, dangerous=True)
     assert threat(t) == 7  # free against the monster (vector 27)
-    assert flow.waiting_for["who"] == "gm" and flow.waiting_for["users"] == [t.player.pk]
+    assert awaited(flow) == {"roll": (True, [t.player.pk])}
     flow = step(flow, t.player, "roll")
     assert flow.rolls.count() == 0 and flow.state["ready"] == ["a"]  # sealed: no dice exist to see
-    assert flow.waiting_for["who"] == "gm" and "users" not in flow.waiting_for
-    with pytest.raises(RulesError) as exc:  # committing twice
+    assert awaited(flow) == {"roll": (True, [])}
+    assert record(flow)[-1] == "Lucía ya ha tirado: su tirada queda sellada hasta que tire el otro bando."
+    with pytest.raises(PermissionDenied):  # committing twice: the table waits for the other side only
         step(flow, t.player, "roll")
-    assert exc.value.code == "already_rolled"
     flow = step(flow, t.gm, "roll", dice=[1, 1, 3, 2, 1, 1, 5])
     rolls = list(flow.rolls.order_by("id"))
     assert [r.result["dice"] for r in rolls] == [[1, 1, 3, 2], [1, 1, 5]]
@@ -62,6 +65,14 @@ def test_vector_34_the_first_roll_is_sealed_and_the_monster_wins(t: RollsTable) 
     assert flow.status == FlowStatus.SETTLED  # protection inactive at 8: no choice, damage applied
     assert (current(t.lucia), overcome(t.lucia), threat(t)) == (1, 2, 8)
     assert ledger_ops(t) == ["set_threat", "declare_danger", "omen_check", "apply_damage"]
+    lines = record(flow, gm_only=False)
+    assert lines[0] == "El director abre un conflicto: Lucía (Acción) contra La Cosa (Acción)."
+    assert lines[1] == "El director lo declara peligroso (sin coste)."
+    assert "Lucía tira Acción: [☠][☠][3][2] → 3 · 2 presagios: algo inquietante ocurre" in lines
+    assert "Lucía 3 contra La Cosa 5: gana La Cosa." in lines
+    assert "El director cierra el resultado: gana La Cosa." in lines
+    assert lines[-1] == "Daño físico 3 en Acción: Lucía (4 → 1)."
+    assert record(flow, gm_only=True) == ["Amenaza al tirar: 7; 4 presagios; la amenaza sube 1."]
 
 
 def test_vector_37_a_trait_is_judged_and_the_secondary_takes_the_damage(t: RollsTable) -> None:
@@ -71,7 +82,7 @@ def test_vector_37_a_trait_is_judged_and_the_secondary_takes_the_damage(t: Rolls
     assert threat(t) == 4
     flow = step(flow, t.gm, "roll")
     flow = step(flow, t.player, "roll", {"traits": ["Correr"]}, dice=[2, 6, 6, 1, 4])
-    assert flow.state["stage"] == "revealed" and flow.waiting_for["step"] == "judge_traits"
+    assert flow.state["machine"]["stage"] == "revealed" and awaited(flow) == {"judge_traits": (True, [])}
     flow = step(flow, t.gm, "judge_traits", {"side": "a", "accepted": ["Correr"]})
     assert flow.state["winner"] == "a" and threat(t) == 4  # 8 vs 4; combined 1 omen: 2 < 4
     flow = step(flow, t.gm, "finalize")
@@ -86,7 +97,7 @@ def test_vector_38_the_secondary_leaves_the_story(t: RollsTable) -> None:
     flow = step(flow, t.gm, "roll", dice=[1, 1, 6, 4, 4])
     assert threat(t) == 5
     flow = step(flow, t.gm, "finalize")
-    assert sheet(t.criado)["status"] == "out_of_story" and flow.waiting_for["step"] == "threat_gain"
+    assert sheet(t.criado)["status"] == "out_of_story" and awaited(flow) == {"threat_gain": (True, [])}
     flow = step(flow, t.gm, "threat_gain", {"confirm": "true"})
     assert flow.status == FlowStatus.SETTLED and threat(t) == 6
 
@@ -99,7 +110,7 @@ def test_vector_39_the_gm_protects_the_monster(t: RollsTable) -> None:
     flow = step(flow, t.player, "roll")
     flow = step(flow, t.gm, "roll", dice=[1, 6, 2, 3, 4])
     flow = step(flow, t.gm, "finalize")
-    assert flow.waiting_for["step"] == "damage" and flow.waiting_for["who"] == "gm"
+    assert awaited(flow) == {"damage": (True, [])}
     with pytest.raises(PermissionDenied):
         step(flow, t.player, "damage", {"protect": True})
     flow = step(flow, t.gm, "damage", {"protect": True})
@@ -112,8 +123,9 @@ def test_vector_42_a_tie_between_main_characters_is_rerolled_and_only_the_final_
     flow = step(flow, t.player, "roll", dice=[5, 5, 6, 3, 1, 5])  # 6 vs 6, then 3 vs 5
     assert flow.state["winner"] == "b" and len(flow.state["machine"]["pairs"]) == 2
     assert flow.rolls.count() == 4 and threat(t) == 1  # one omen in the final pair: 2 ≥ 0
-    summary = RollFollowUp.objects.get(kind="outcome").summary_es
-    assert summary.startswith("Lucía 3 contra Hugo 5: gana Hugo · 1 empate(s) repetido(s)")
+    lines = record(flow, gm_only=False)
+    assert "Empate a 6: se repite la tirada de los dos bandos." in lines
+    assert lines[-2:] == ["Lucía 3 contra Hugo 5: gana Hugo.", "Los presagios hacen subir la amenaza en 1 (ahora 1)."]
 
 
 def test_vector_40_a_main_character_wins_a_tie_against_a_monster(t: RollsTable) -> None:
@@ -135,22 +147,26 @@ def test_vector_50_a_player_forces_the_monsters_failure_with_its_weakness(t: Rol
     params = {"side": "b", "force": "failure", "quality_owner": t.cosa.pk, "quality": "weakness"}
     flow = step(flow, t.player, "force", params)
     assert flow.state["winner"] == "a" and (overcome(t.lucia), threat(t)) == (4, 5)
-    with pytest.raises(RulesError) as exc:
+    with pytest.raises(RulesError) as exc:  # ALREADY_FORCED in the pure rules: not offered again
         step(flow, t.gm, "force", {**params, "force": "success"})
-    assert exc.value.code == "ALREADY_FORCED" and threat(t) == 5
+    assert exc.value.code == "step_not_available" and threat(t) == 5
 
 
 def test_danger_after_a_side_posted_is_refused_and_a_cancel_refunds(t: RollsTable) -> None:
     set_threat(t, 5)
     flow = conflict(t, t.lucia, t.criado)
     flow = step(flow, t.player, "roll")
-    with pytest.raises(RulesError) as exc:
+    with pytest.raises(RulesError) as exc:  # DANGER_AFTER_ROLL in the pure rules: no longer offered
         step(flow, t.gm, "declare_danger")
-    assert exc.value.code == "DANGER_AFTER_ROLL" and threat(t) == 5
+    assert exc.value.code == "step_not_available" and threat(t) == 5
     paid = conflict(t, t.hugo, t.criado, dangerous=True)
     assert threat(t) == 4
     paid = step(paid, t.gm, "cancel")
     assert paid.status == FlowStatus.CANCELLED and threat(t) == 5
+    assert record(paid)[-2:] == [
+        "El director cancela el conflicto.",
+        "Se devuelve el punto de amenaza del peligro.",
+    ]
 
 
 # --- API and fragments ----------------------------------------------------------------------------
@@ -181,13 +197,14 @@ def _keys_and_leaves(value: Any) -> tuple[set[str], list[Any]]:
 def test_a_challenge_through_the_api_keeps_its_difficulty_secret_and_steps_once(
     t: RollsTable, monkeypatch: Any
 ) -> None:
-    monkeypatch.setattr("rolls.flows.SystemDice", lambda: __import__("systems.dice").dice.ScriptedDice([1, 6, 2, 2]))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: __import__("systems.dice").dice.ScriptedDice([1, 6, 2, 2]))
     body = {"kind": "challenge", "params": {"character_id": t.lucia.pk, "characteristic": "c1", "difficulty": 13}}
     assert api(t.player).post(f"/api/scenes/{t.scene.pk}/flows/", body, format="json").status_code == 403
     response = api(t.gm).post(f"/api/scenes/{t.scene.pk}/flows/", body, format="json")
     assert response.status_code == 201, response.content
     flow_id = response.json()["id"]
     assert response.json()["secret_state"]["difficulty"] == 13
+    assert "difficulty" not in str(response.json()["state"])
     step_body = {"step": "roll", "params": {}, "idempotency_key": "k-roll"}
     first = api(t.player).post(f"/api/flows/{flow_id}/steps/", step_body, format="json")
     assert first.status_code == 201, first.content
@@ -199,13 +216,14 @@ def test_a_challenge_through_the_api_keeps_its_difficulty_secret_and_steps_once(
         # Structural, not textual: a timestamp or an id may well contain "13".
         assert "secret_state" not in data and not keys & {"difficulty", "margin"}
         assert data["state"]["outcome"] == "failure" and data["rolls"][0]["faces"][0]["pool"] == "omen"
+        assert not keys & {"threat_at_roll", "omen_hit"}
         assert all("params" not in s for s in data["steps"]) or reader == t.player
     wrong = api(t.player).post(f"/api/flows/{flow_id}/steps/", {**step_body, "idempotency_key": "k2"}, format="json")
-    assert wrong.status_code == 400 and wrong.json()["error"]["code"] == "WRONG_STEP"
+    assert wrong.status_code == 400 and wrong.json()["error"]["code"] == "step_not_available"
     settle = {"step": "finalize", "params": {}, "idempotency_key": "k-fin"}
     assert api(t.gm).post(f"/api/flows/{flow_id}/steps/", settle, format="json").status_code == 201
     again = api(t.gm).post(f"/api/flows/{flow_id}/steps/", {**settle, "idempotency_key": "k-fin-2"}, format="json")
-    assert again.status_code == 400 and again.json()["error"]["code"] == "flow_closed"
+    assert again.status_code == 400 and again.json()["error"]["code"] == "step_not_available"
     assert LedgerEntry.objects.filter(operation="lock_challenge").count() == 1
 
 
@@ -225,7 +243,10 @@ def test_the_fragment_shows_each_viewer_their_steps_and_never_the_difficulty(t: 
     assert "17" not in player_html.replace(f"flow-{flow.pk}", "")
     assert "steps/roll/" not in render_flow(flow, t.player2) and "steps/finalize/" not in player_html
     gm_html = render_flow(flow, t.gm)
-    assert "difficulty 17" in gm_html and "steps/cancel/" in gm_html and "steps/declare_danger/" in gm_html
+    assert "Dificultad secreta: 17." in gm_html and "steps/cancel/" in gm_html and "steps/declare_danger/" in gm_html
+    visible = re.sub(r"<[^>]+>", " ", gm_html)
+    for internal in ("difficulty", "threat_at_roll", "omen_hit", "[0]", "False", "None", "c1", "c2", "c3", "(id)"):
+        assert internal not in visible, internal
     flow = step(flow, t.player, "roll", dice=[6, 1, 2, 3])
     player_html = render_flow(flow, t.player)
     assert "Éxito" in player_html or "Fallo" in player_html
@@ -255,15 +276,16 @@ def test_a_forced_win_and_the_final_outcome_are_told_under_the_rolls(t: RollsTab
     set_threat(t, 4)
     set_sheet(t.cosa, current=[1, 0, 2])
     flow = conflict(t, t.lucia, t.cosa)
-    with pytest.raises(PermissionDenied):  # a player never posts for the GM's side
+    with pytest.raises(RulesError) as exc:  # a player never posts for the GM's side
         step(flow, t.player, "roll", {"side": "b"})
+    assert exc.value.code == "not_your_side"
     flow = step(flow, t.player, "roll")
     flow = step(flow, t.gm, "roll", dice=[2, 2, 2, 2, 6])
     params = {"side": "b", "force": "failure", "quality_owner": t.cosa.pk, "quality": "weakness"}
     flow = step(flow, t.player, "force", params)
-    forced = RollFollowUp.objects.get(kind="force")
-    assert forced.summary_es == "Lucía (1 punto de superación) activa una debilidad de La Cosa: gana Lucía"
-    assert forced.data["side"] == "b" and forced.data["against_owner"] is True
+    assert record(flow)[-1] == "Lucía (1 punto de superación) activa debilidad de La Cosa: gana Lucía"
+    force = LedgerEntry.objects.get(operation="force_outcome")
+    assert force.params["against_owner"] is True
     flow = step(flow, t.gm, "finalize")
     assert flow.status == FlowStatus.SETTLED
-    assert RollFollowUp.objects.get(kind="settle").summary_en == "Final outcome: Lucía wins"
+    assert record(flow, lang="en")[-1] == "The GM closes the outcome: Lucía wins."
