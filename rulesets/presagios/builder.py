@@ -9,10 +9,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.policy import RollPowers
 from characters.models import Character
-from rolls.services import RollSpec
+from rulesets.kit.rolls import RollSpec
 from rulesets.presagios.rolls import CHALLENGE, CONFLICT, ROLL, characteristic_label
 from systems.presagios.dice import MAX_TOOL_DICE
 from systems.presagios.sheet import CHAR_KEYS
@@ -63,25 +65,47 @@ class RollBuilderForm(forms.Form):
     gm_only = forms.BooleanField(label=_("Tirada secreta"), required=False)
     label = forms.CharField(label=_("Etiqueta"), max_length=120, required=False)
 
+    kind_field = "kind"
+    # The composer shows only the fields of the chosen roll type (the rest stay hidden).
+    fields_by_kind: dict[str, tuple[str, ...]] = {
+        ROLL: ("character", "characteristic", "tool_dice", "trait", "gm_only", "label"),
+        CHALLENGE: ("character", "characteristic", "tool_dice", "trait", "difficulty", "gm_only", "label"),
+        CONFLICT: (
+            "character",
+            "characteristic",
+            "tool_dice",
+            "trait",
+            "opponent",
+            "opponent_characteristic",
+            "opponent_tool_dice",
+            "opponent_trait",
+            "gm_only",
+            "label",
+        ),
+    }
+
     def __init__(
         self,
         data: Any = None,
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: RollPowers | None = None,
         settings: Any = None,
+        default_character: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, prefix=prefix, **kwargs)
-        self.is_gm = is_gm
+        self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.characters = {c.pk: c for c in characters}
         people = [("", "—")] + [(c.pk, c.name) for c in self.characters.values()]
         self._choices("character", people)
         self._choices("opponent", people)
+        if default_character in self.characters:
+            self.fields["character"].initial = default_character
         characteristic_choices = []
         for key in CHAR_KEYS:
-            label = characteristic_label(key, settings)
+            label = characteristic_label(key, settings, get_language() or "es")
             ratings = [f"{c.name} {_current(c, key)}" for c in self.characters.values() if c.sheet.get("base")]
             characteristic_choices.append((key, f"{label} ({', '.join(ratings)})" if ratings else label))
         self._choices("characteristic", characteristic_choices)
@@ -94,12 +118,33 @@ class RollBuilderForm(forms.Form):
                 traits.append((f"{c.pk}:{trait['name']}", f"{c.name} · {trait['name']} +{trait.get('value', 0)}"))
         self._choices("trait", traits)
         self._choices("opponent_trait", traits)
-        if is_gm:
+        self._offer(self.powers)
+
+    def shown_fields(self) -> list[tuple[Any, str]]:
+        """Each visible field with its roll types (``data-roll-kinds``); "" for the roll type's own field."""
+        kinds = self.kinds_of_field
+        return [(field, kinds.get(field.name, "")) for field in self.visible_fields()]
+
+    def _offer(self, powers: RollPowers) -> None:
+        """Only what the policy lets this writer choose: a player never sets a difficulty or the other side."""
+        if powers.gm_kinds:
             self._choices("kind", [*KINDS, *GM_KINDS])
         else:
-            for name in ("difficulty", "opponent", "opponent_characteristic", "opponent_tool_dice", "opponent_trait"):
+            for name in ("opponent", "opponent_characteristic", "opponent_tool_dice", "opponent_trait"):
                 del self.fields[name]
+        if not powers.secret_difficulty:
+            del self.fields["difficulty"]
+        if not powers.secret_rolls:
             del self.fields["gm_only"]
+
+    @property
+    def kinds_of_field(self) -> dict[str, str]:
+        """For the template: each field's roll types, space-separated (``data-roll-kinds``)."""
+        kinds: dict[str, list[str]] = {}
+        for kind, names in self.fields_by_kind.items():
+            for name in names:
+                kinds.setdefault(name, []).append(kind)
+        return {name: " ".join(values) for name, values in kinds.items()}
 
     def _choices(self, name: str, choices: Any) -> None:
         field: Any = self.fields[name]
@@ -153,7 +198,7 @@ class RollBuilderForm(forms.Form):
         if not kind:
             return []
         label = data.get("label") or ""
-        gm_only = bool(data.get("gm_only"))
+        gm_only = bool(data.get("gm_only"))  # the field exists only for who may roll in secret
         character = self.characters[data["character"]]
         tools = data.get("tool_dice") or 0
         if kind == CONFLICT:

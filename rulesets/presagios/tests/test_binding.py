@@ -7,8 +7,10 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.template.loader import render_to_string
 
 from campaigns import policy
+from campaigns.policy import RollPowers
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
@@ -18,6 +20,8 @@ from rulesets.presagios.tests.rolls_fixtures import RollsTable, build, set_sheet
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 
+GM_POWERS = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
+PLAYER_POWERS = RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
 pytestmark = pytest.mark.django_db
 
 
@@ -149,7 +153,7 @@ def test_builder_refuses_someone_elses_trait_and_a_challenge_without_difficulty(
         {**base, "roll-kind": "roll", "roll-trait": f"{t.hugo.pk}:Puños"}, characters=[t.lucia, t.hugo]
     )
     assert not other.is_valid() and "trait" in other.errors
-    gm = RollBuilderForm({**base, "roll-kind": "challenge"}, characters=[t.lucia], is_gm=True)
+    gm = RollBuilderForm({**base, "roll-kind": "challenge"}, characters=[t.lucia], powers=GM_POWERS)
     assert not gm.is_valid() and "difficulty" in gm.errors
 
 
@@ -157,14 +161,14 @@ def test_gm_builder_rolls_a_secret_challenge_and_a_quick_conflict(t: RollsTable)
     chars = [t.lucia, t.cosa]
     data = {"roll-kind": "challenge", "roll-character": str(t.cosa.pk), "roll-characteristic": "c1",
             "roll-difficulty": "9", "roll-gm_only": "on"}  # fmt: skip
-    form = RollBuilderForm(data, characters=chars, is_gm=True)
+    form = RollBuilderForm(data, characters=chars, powers=GM_POWERS)
     assert form.is_valid(), form.errors
     (spec,) = form.roll_specs()
     assert spec.kind == "challenge" and spec.data["difficulty"] == 9 and spec.gm_only
     data = {"roll-kind": "conflict", "roll-character": str(t.lucia.pk), "roll-characteristic": "c1",
             "roll-trait": f"{t.lucia.pk}:Pelear", "roll-opponent": str(t.cosa.pk),
             "roll-opponent_characteristic": "c1", "roll-opponent_tool_dice": "1"}  # fmt: skip
-    form = RollBuilderForm(data, characters=chars, is_gm=True)
+    form = RollBuilderForm(data, characters=chars, powers=GM_POWERS)
     assert form.is_valid(), form.errors
     (spec,) = form.roll_specs()
     assert spec.data == {
@@ -173,3 +177,36 @@ def test_gm_builder_rolls_a_secret_challenge_and_a_quick_conflict(t: RollsTable)
     }
     roll = roll_with(t, t.gm, spec, [6, 2, 1, 1, 2, 3, 4, 5, 2, 3])
     assert roll.result["winner"] == "a"  # 6+3 = 9 vs 5
+
+
+def test_builder_preselects_the_only_character_and_tells_each_field_its_roll_types(t: RollsTable) -> None:
+    form = RollBuilderForm(characters=[t.lucia], default_character=t.lucia.pk)
+    assert form["character"].value() == t.lucia.pk
+    assert RollBuilderForm(characters=[t.lucia, t.hugo], powers=GM_POWERS)["character"].value() is None
+    assert form.kind_field == "kind" and set(form.fields_by_kind) == {"roll", "challenge", "conflict"}
+    shown = dict((field.name, kinds) for field, kinds in form.shown_fields())
+    assert shown["kind"] == "" and shown["characteristic"] == "roll challenge conflict"
+    gm = dict(
+        (field.name, kinds) for field, kinds in RollBuilderForm(characters=[t.lucia], powers=GM_POWERS).shown_fields()
+    )
+    assert gm["difficulty"] == "challenge" and gm["opponent"] == "conflict"
+    html = render_to_string("presagios/builder.html", {"form": form})
+    assert "data-kind-field" in html and 'data-roll-kinds="roll challenge conflict"' in html
+    assert "(id)" not in html and ">c1<" not in html and "Acción (Lucía 4)" in html
+
+
+def test_a_player_is_never_offered_what_the_rules_give_the_gm(t: RollsTable) -> None:
+    form = RollBuilderForm(characters=[t.lucia], powers=PLAYER_POWERS)
+    assert not {"difficulty", "gm_only", "opponent", "opponent_characteristic"} & set(form.fields)
+    assert [value for value, _label in form.fields["kind"].choices] == ["", "roll"]  # type: ignore[attr-defined]
+    sneaky = RollBuilderForm(
+        {
+            "roll-kind": "challenge",
+            "roll-character": str(t.lucia.pk),
+            "roll-characteristic": "c1",
+            "roll-difficulty": "3",
+        },
+        characters=[t.lucia],
+        powers=PLAYER_POWERS,
+    )
+    assert not sneaky.is_valid() and "kind" in sneaky.errors
