@@ -16,6 +16,7 @@ from campaigns import policy
 from campaigns.models import Campaign
 from characters import selectors, services
 from characters.models import Character
+from characters.views import pools_context
 from rulesets.presagios.sheet_form import SheetForm
 from rulesets.presagios.tests.fixtures import PresagiosTable, build_presagios, pc_sheet
 from tests.personas import PASSWORD
@@ -121,7 +122,7 @@ def test_battered_sheet_shows_damage_and_status(pt: PresagiosTable) -> None:
         "Cognición -2/2",
         "Puntos de superación: 2",
         "Protección de guión: inactiva",
-        "Retos fallidos (solo se repiten pagando un punto): la-puerta",
+        "Retos fallidos (solo se repiten pagando un punto): 1",
         "Interpretación destacada",
         "El director activa una cualidad de Lucía",
     ):
@@ -181,10 +182,13 @@ def test_high_threat_pools_for_the_gm(pt: PresagiosTable) -> None:
 def test_secret_threat_is_not_in_the_players_pools(pt: PresagiosTable) -> None:
     Campaign.objects.filter(pk=pt.campaign.pk).update(rules_settings={"threat_visibility": "gm_only"})
     op(pt, pt.gm, "set_threat", {"value": 7})
-    player = text(render_pools(pt.campaign, pt.player))
-    assert "secreto" in player
-    assert "7" not in player
-    assert "Amenaza 7" in text(render_pools(pt.campaign, pt.gm))
+    pt.campaign.refresh_from_db()
+    for who, shown in ((pt.player, False), (pt.gm, True)):
+        # the page's own context: the policy decides whether the pools are included at all
+        context = pools_context(pt.campaign, policy.viewer_for(who, pt.campaign))
+        page = text(render_to_string("characters/_pools.html", context))
+        assert ("Amenaza 7" in page) is shown and ("7" in page) is shown
+    assert "la-puerta" not in text(render_sheet(pt.lucia, pt.player))
 
 
 # --- the creation form ------------------------------------------------------------------------------
