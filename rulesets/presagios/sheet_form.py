@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
+from rulesets.presagios.rolls import characteristic_label
 from systems.presagios.settings import DEFAULT_SETTINGS, PresagiosSettings
 from systems.presagios.sheet import (
     CHAR_KEYS,
@@ -107,7 +109,7 @@ class SheetForm(forms.Form):
             )
             self.order_fields(["kind", "concept"])
         low, high = (0, NPC_CHAR_MAX) if self.is_npc else (CHAR_MIN, CHAR_MAX)
-        for index, key in enumerate(CHAR_KEYS):
+        for key in CHAR_KEYS:
             if self.is_npc:
                 rule = _("De %(low)d a %(high)d; los PNJ no tienen suma fija.") % {"low": low, "high": high}
             else:
@@ -115,7 +117,10 @@ class SheetForm(forms.Form):
                     "De %(low)d a %(high)d. Las tres características suman %(points)d: es el número de dados que tiras."
                 ) % {"low": low, "high": high, "points": CREATION_POINTS}
             self.fields[f"base_{key}"] = forms.IntegerField(
-                label=self.rules.characteristic_labels[index], min_value=low, max_value=high, help_text=rule
+                label=characteristic_label(key, self.rules, get_language() or "es"),
+                min_value=low,
+                max_value=high,
+                help_text=rule,
             )
             for row in range(self._rows_for(key)):
                 prefix = f"{key}_trait_{row}"
@@ -248,7 +253,7 @@ class SheetForm(forms.Form):
             groups.append(
                 CharacteristicGroup(
                     key=key,
-                    label=self.rules.characteristic_labels[index],
+                    label=characteristic_label(key, self.rules, get_language() or "es"),
                     damage_kind=str(self.rules.characteristic_damage_kind[index]),
                     base=self[f"base_{key}"],
                     rows=rows,

@@ -9,6 +9,7 @@ import pytest
 from django.template.loader import render_to_string
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 from django.utils.html import strip_tags
 
 from accounts.models import User
@@ -243,3 +244,12 @@ def test_gm_activation_from_the_sheet_works_without_js(pt: PresagiosTable) -> No
     assert services.rules_state(pt.campaign)["threat"] == 1
     page = client.get(detail)
     assert "Puntos de superación: 6" in text(page.content.decode())
+
+
+def test_english_pages_name_the_characteristics_in_english(pt: PresagiosTable) -> None:
+    with translation.override("en"):
+        sheet = text(render_sheet(pt.lucia, pt.gm))
+        form = text(render_to_string("presagios/sheet_form.html", {"form": SheetForm(sheet=pc_sheet())}))
+    for page in (sheet, form):
+        assert "Action" in page and "Interaction" in page and "Cognition" in page
+        assert "Acción" not in page and "Cognición" not in page
