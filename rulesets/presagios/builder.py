@@ -106,8 +106,9 @@ class RollBuilderForm(forms.Form):
         characteristic_choices = []
         for key in CHAR_KEYS:
             label = characteristic_label(key, settings, get_language() or "es")
+            # One character: its rating beside the name; several: the name alone (a phone-wide select).
             ratings = [f"{c.name} {_current(c, key)}" for c in self.characters.values() if c.sheet.get("base")]
-            characteristic_choices.append((key, f"{label} ({', '.join(ratings)})" if ratings else label))
+            characteristic_choices.append((key, f"{label} ({ratings[0]})" if len(ratings) == 1 else label))
         self._choices("characteristic", characteristic_choices)
         self._choices("opponent_characteristic", characteristic_choices)
         traits = [("", "—")]
