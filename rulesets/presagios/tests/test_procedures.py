@@ -236,3 +236,57 @@ def test_a_hidden_threat_keeps_its_lines_for_the_gms(db: None) -> None:
     flow = challenge(t, t.lucia, 3, dangerous=True)
     assert "El director lo declara peligroso: paga 1 punto de amenaza (5 → 4)." in record(flow, gm_only=True)
     assert not any("amenaza" in line for line in record(flow, gm_only=False)[1:])
+
+
+# --- Every stage, as every viewer sees it: words, never internals ---------------------------------------
+
+INTERNALS = ("None", "False", "True", "[0]", "(id)", "c1", "c2", "c3", "judge_traits", "threat_at_roll", "omen_hit")
+
+
+def _render_all(flow: Flow, t: RollsTable) -> None:
+    for user in (t.gm, t.player, t.player2, t.reader):
+        for lang in ("es", "en"):
+            viewer = policy.viewer_for(user, flow.campaign)
+            with translation.override(lang):
+                html = render_to_string(
+                    "rolls/_flow.html",
+                    {"view": view_of(flow, user, lang), "viewer": viewer, "flow_error": "", "new_idempotency_key": "K"},
+                )
+            shown = visible_text(html)
+            for internal in INTERNALS:
+                assert internal not in shown, (internal, user, lang, shown)
+
+
+def test_every_stage_of_a_conflict_reads_in_words(t: RollsTable) -> None:
+    set_threat(t, 8)
+    set_sheet(t.cosa, current=[3, 0, 2])
+    flow = conflict(t, t.lucia, t.cosa, dangerous=True, conflict="En el sótano")
+    _render_all(flow, t)
+    flow = step(flow, t.player, "roll", {"traits": ["Pelear"]})
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "roll", {"traits": "Garras"}, dice=[6, 2, 3, 1, 4, 4, 5])
+    assert awaited(flow) == {"judge_traits": (True, [])}
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "judge_traits", {"side": "a", "accepted": ["Pelear"]})
+    flow = step(flow, t.gm, "judge_traits", {"accepted": []})
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "finalize", {"characteristic": "c2"})
+    assert awaited(flow) == {"damage": (True, [])}  # the monster lost: the GM may protect it with threat
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "damage", {"protect": "false"})
+    _render_all(flow, t)
+    assert flow.status == FlowStatus.SETTLED
+    lines = record(flow, gm_only=False)
+    assert "Lucía propone sus rasgos: Pelear +3." in lines and "La Cosa propone sus rasgos: Garras +3." in lines
+    assert "El director no acepta los rasgos de La Cosa." in lines
+    assert lines[-1] == "Daño social 2 en Interacción: La Cosa (0 → -2). La Cosa queda fuera de la historia."
+
+
+def test_every_stage_of_a_challenge_reads_in_words(t: RollsTable) -> None:
+    set_threat(t, 3)
+    flow = challenge(t, t.criado, 4, dangerous=True)
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "roll", dice=[1, 2])
+    _render_all(flow, t)
+    flow = step(flow, t.gm, "finalize")
+    _render_all(flow, t)
