@@ -53,7 +53,6 @@ from systems.presagios import conflict as cf
 from systems.presagios.damage import conflict_damage
 from systems.presagios.dice import CoreRoll, pool_size
 from systems.presagios.qualities import Force
-from systems.presagios.rejections import reject
 from systems.presagios.sheet import CharKey, Kind
 from systems.presagios.table import Table as RulesTable
 from systems.presagios.traits import NamedTrait, chosen_trait
@@ -454,7 +453,11 @@ def _roll(given: StepInput[ConflictState, RollParams]) -> Outcome[ConflictState]
     rt = c.rules_table(table, _ids(state))
     sheet = rt.character(machine.participant(side).character_id)
     if not sheet.in_story:
-        raise reject("NOT_IN_STORY", character_id=machine.participant(side).character_id)
+        raise refuse(
+            "not_in_story",
+            f"{sheet.name} está fuera de la historia y no puede tirar.",
+            f"{sheet.name} is out of the story and can't roll.",
+        )
     traits = c.named_traits(sheet, given.params.names())
     sealed: dict[SideKey, list[NamedTrait]] = {**secret.sealed, side: list(traits)}
     state = state.model_copy(update={"ready": sorted({*state.ready, side})})

@@ -253,3 +253,11 @@ def test_english_pages_name_the_characteristics_in_english(pt: PresagiosTable) -
     for page in (sheet, form):
         assert "Action" in page and "Interaction" in page and "Cognition" in page
         assert "Acción" not in page and "Cognición" not in page
+
+
+def test_spending_buttons_are_disabled_with_the_reason_when_no_overcome_is_left(pt: PresagiosTable) -> None:
+    for _ in range(5):
+        op(pt, pt.player, "spend_overcome", {"character_id": str(pt.lucia.pk), "use": "hurry"}, pt.lucia)
+    html = render_sheet(pt.lucia, pt.player)
+    assert html.count("disabled") == 2 and "No quedan puntos de superación." in text(html)
+    assert "disabled" not in render_sheet(pt.hugo, pt.player2)
