@@ -74,6 +74,12 @@ def test_a_challenge_played_to_the_end_stays_in_the_thread(page_for: Any, monkey
         assert words in told, words
     assert "Dificultad secreta" not in told and "difficulty" not in told
     assert player.evaluate("document.documentElement.scrollWidth") <= 390
+    english = page_for(t.player, language="en")
+    english.goto(t.scene.get_absolute_url())
+    told_en = english.locator(".post-procedure").inner_text()
+    for words in ("The GM opens a challenge for Lucía: Action", "Result 4: Failure.", "2 physical damage to Action"):
+        assert words in told_en, words
+    assert "Acción" not in told_en and "Secret difficulty" not in told_en
     gm.set_viewport_size({"width": 390, "height": 844})
     gm.goto(t.scene.get_absolute_url())
     assert "Dificultad secreta: 9." in gm.locator(".post-procedure").inner_text()
