@@ -246,7 +246,15 @@ def _finish(
     last = machine.attempts[-1] if machine.attempts else None
     outcome = None if last is None or last.success is None else ("success" if last.success else "failure")
     public, secret = _split(machine)
-    new = state.model_copy(update={"machine": public, "outcome": outcome, "damage_by": damage_by, "threat_gain": gain})
+    new = state.model_copy(
+        update={
+            "machine": public,
+            "outcome": outcome,
+            "damage_by": damage_by,
+            "threat_gain": gain,
+            "players": c.players(table),  # a player who joined since may activate qualities too
+        }
+    )
     closes = None
     if machine.stage is Stage.CANCELLED:
         closes = "cancelled"

@@ -245,7 +245,13 @@ def _finish(
             ledger, record = [*ledger, op], [*record, words]
     public, secret = _split(machine, sealed)
     new = state.model_copy(
-        update={"machine": public, "winner": machine.winner, "damage_by": damage_by, "threat_gain": gain}
+        update={
+            "machine": public,
+            "winner": machine.winner,
+            "damage_by": damage_by,
+            "threat_gain": gain,
+            "players": c.players(table),  # a player who joined since may activate qualities too
+        }
     )
     closes = None
     if machine.stage is Stage.CANCELLED:
