@@ -30,13 +30,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.models import SceneAspect
-from characters.bindings.fate_accelerated import owner_of, sheet_aspect, stored_grants
 from characters.models import Character, CharacterStatus
 from characters.services import rules_state
-from rolls.bindings.fate_accelerated import ACTION_KINDS, faces_text, outcome_words
 from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, parse_params
 from rolls.models import Flow, FlowStatus, Roll
 from rolls.services import RollSpec
+from rulesets.fate_accelerated.rolls import ACTION_KINDS, faces_text, outcome_words
+from rulesets.fate_accelerated.sheet import owner_of, sheet_aspect, stored_grants
 from systems.errors import RulesError
 from systems.fate_accelerated import compels as pure_compels
 from systems.fate_accelerated import fate_points as pure_fp

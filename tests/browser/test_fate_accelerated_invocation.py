@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from rolls.models import Roll
+from rulesets.fate_accelerated.tests.roll_fixtures import build_scene, fp
 from systems.fate_accelerated.ladder import ladder_label
-from tests.rolls.fate_accelerated_fixtures import build_scene, fp
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -16,8 +16,8 @@ from rolls import flows
 from rolls.models import FlowStatus, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.fate_accelerated.tests.roll_fixtures import FaeScene, build_scene, fate, fp, step
 from systems.errors import RulesError
-from tests.rolls.fate_accelerated_fixtures import FaeScene, build_scene, fate, fp, step
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,7 @@ from django.core.exceptions import ValidationError
 from characters import services
 from characters.models import Character, CharacterStatus
 from rulesets import registry
-from systems.fate_accelerated.settings import FaeSettings
-from tests.characters.fate_accelerated_fixtures import (
+from rulesets.fate_accelerated.tests.sheet_fixtures import (
     S1,
     S2,
     FaeTable,
@@ -20,6 +19,7 @@ from tests.characters.fate_accelerated_fixtures import (
     bruno_sheet,
     build_fae,
 )
+from systems.fate_accelerated.settings import FaeSettings
 
 pytestmark = pytest.mark.django_db
 

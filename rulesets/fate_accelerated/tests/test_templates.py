@@ -12,10 +12,10 @@ from django.utils import translation
 
 from campaigns import policy
 from characters import services
-from characters.bindings.fate_accelerated import _GM_OPS, _OWNER_OPS
 from characters.models import Character
 from rulesets import registry
-from tests.characters.fate_accelerated_fixtures import FaeTable, build_fae, operation_urls
+from rulesets.fate_accelerated.sheet import _GM_OPS, _OWNER_OPS
+from rulesets.fate_accelerated.tests.sheet_fixtures import FaeTable, build_fae, operation_urls
 
 pytestmark = pytest.mark.django_db
 
@@ -37,7 +37,7 @@ def render_sheet(t: FaeTable, character: Character, viewer_user: Any, error: str
     is_owner = character.owner_id == viewer_user.pk
     with translation.override("es"), operation_urls():
         return render_to_string(
-            "characters/sheets/fate_accelerated.html",
+            "fate_accelerated/sheet.html",
             {
                 "character": character,
                 "sheet": character.sheet,
@@ -57,7 +57,7 @@ def render_pools(t: FaeTable, viewer_user: Any, error: str | None = None) -> str
     state = services.rules_state(t.campaign)
     with translation.override("es"), operation_urls():
         return render_to_string(
-            "characters/pools/fate_accelerated.html",
+            "fate_accelerated/pools.html",
             {
                 "campaign": t.campaign,
                 "state": state,

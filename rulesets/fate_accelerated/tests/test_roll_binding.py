@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from rolls.bindings.fate_accelerated import BINDING
-from rolls.builders.fate_accelerated import RollBuilderForm
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.fate_accelerated.builder import RollBuilderForm
+from rulesets.fate_accelerated.rolls import BINDING
+from rulesets.fate_accelerated.tests.roll_fixtures import FaeScene, build_scene, fate
 from systems.errors import RulesError
-from tests.rolls.fate_accelerated_fixtures import FaeScene, build_scene, fate
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from campaigns.models import Scene
 from characters.models import Character
 from rolls import flows
 from rolls.models import Flow
+from rulesets.fate_accelerated.tests.sheet_fixtures import FaeTable, build_fae
 from systems.dice import ScriptedDice
 from systems.fate_accelerated.dice import d3_faces
-from tests.characters.fate_accelerated_fixtures import FaeTable, build_fae
 
 
 @dataclass

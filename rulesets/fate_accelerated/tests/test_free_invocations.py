@@ -16,8 +16,8 @@ from characters.services import apply_operation, rules_state
 from rolls import flows
 from rolls.models import Flow
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.fate_accelerated.tests.roll_fixtures import FaeScene, build_scene, fate, fp, step
 from systems.errors import RulesError
-from tests.rolls.fate_accelerated_fixtures import FaeScene, build_scene, fate, fp, step
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ from rest_framework.test import APIClient
 
 from rolls.models import Flow, FlowStatus
 from rolls.services import RollSpec, create_post_with_rolls
-from tests.rolls.fate_accelerated_fixtures import FaeScene, build_scene, fate, fp
+from rulesets.fate_accelerated.tests.roll_fixtures import FaeScene, build_scene, fate, fp
 
 pytestmark = pytest.mark.django_db
 

@@ -11,8 +11,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from accounts.models import User
 from characters import services
 from characters.models import Character, CharacterStatus, LedgerEntry
+from rulesets.fate_accelerated.tests.sheet_fixtures import FaeTable, ana_sheet, build_fae
 from systems.errors import RulesError
-from tests.characters.fate_accelerated_fixtures import FaeTable, ana_sheet, build_fae
 
 pytestmark = pytest.mark.django_db
 
