@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from rolls.flowkinds.fate_accelerated import FLOW_KINDS
 from rulesets.fate_accelerated.builder import RollBuilderForm
+from rulesets.fate_accelerated.procedures.action import ACTION
+from rulesets.fate_accelerated.procedures.compel import COMPEL
+from rulesets.fate_accelerated.procedures.concession import CONCESSION
 from rulesets.fate_accelerated.rolls import BINDING as ROLL_BINDING
 from rulesets.fate_accelerated.sheet import BINDING as SHEET_BINDING
 from rulesets.fate_accelerated.sheet_form import SheetForm
@@ -18,7 +20,7 @@ PLUGIN = RulesetPlugin(
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
     scene_aspects=True,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures={"action": ACTION, "compel": COMPEL, "concession": CONCESSION},
     templates=RulesetTemplates(
         sheet="fate_accelerated/sheet.html",
         pools="fate_accelerated/pools.html",

@@ -37,17 +37,17 @@ def test_player_rolls_invokes_paying_a_fate_point_and_sees_the_new_total(page_fo
     # Open the roll's invocations and invoke «Atenta a los detalles» (+2), paying a fate point.
     page.goto(f"/scenes/{fae.scene.pk}/flows/")
     page.locator(".fae-flow-start summary").click()
-    page.get_by_role("button", name="Abrir invocaciones sobre mi última tirada").click()
+    page.get_by_role("button", name="Abrir invocaciones", exact=True).click()
     page.wait_for_url(f"**/scenes/{fae.scene.pk}/**")
     flow = roll.__class__.objects.get(pk=roll.pk).flow
     assert flow is not None
     page.goto(f"/flows/{flow.pk}/")
-    form = page.locator("form.fae-invoke-form")
-    form.locator("[name='aspect']").select_option(f"{fae.ana.pk}:aspect:0")
+    form = page.locator("form.step-invoke")
+    form.locator("[name='aspect']").select_option(f"character:{fae.ana.pk}:aspect:0")
     form.locator("[name='effect']").select_option("bonus")
     form.locator("[name='payment']").select_option("fate_point")
     form.locator("[name='justification']").fill("Veo el cabo suelto antes de saltar.")
-    form.get_by_role("button", name="Invocar").click()
+    form.get_by_role("button", name="Invocar un aspecto").click()
     page.wait_for_url(f"**/scenes/{fae.scene.pk}/**")
 
     # Under the roll in the thread: the invocation and the new total, in words.

@@ -45,7 +45,7 @@ def test_invocation_and_settlement_through_the_api(fae: FaeScene) -> None:
     assert response.status_code == 201, response.content
     flow_id = response.json()["id"]
     invoke = {
-        "aspect": f"{fae.ana.pk}:aspect:0",
+        "aspect": f"character:{fae.ana.pk}:aspect:0",
         "effect": "bonus",
         "payment": "fate_point",
         "justification": "Veo la tabla suelta.",
@@ -61,7 +61,7 @@ def test_invocation_and_settlement_through_the_api(fae: FaeScene) -> None:
     settled = _step(fae.gm, flow_id, "settle", {"note": "Se rompe la tabla tras de ti."}, "k4")
     assert settled.status_code == 201 and Flow.objects.get(pk=flow_id).status == FlowStatus.SETTLED
     again = _step(fae.gm, flow_id, "settle", {}, "k5")
-    assert again.status_code == 400 and again.json()["error"]["code"] == "flow_closed"
+    assert again.status_code == 400 and again.json()["error"]["code"] == "step_not_available"
     roll = _api(fae.table.reader).get(f"/api/rolls/{post.rolls.get().pk}/").json()
     kinds = [f["kind"] for f in roll["follow_ups"]]
     assert kinds == ["invoke", "settle"]
@@ -86,7 +86,12 @@ def test_a_player_never_reads_a_secret_difficulty_through_the_api(fae: FaeScene)
 
 
 def test_compel_through_the_api_and_the_flow_fragment(fae: FaeScene) -> None:
-    params = {"target": fae.ana.pk, "aspect": "trouble", "kind": "decision", "proposal": "Vuelves a casa."}
+    params = {
+        "target": fae.ana.pk,
+        "aspect": f"character:{fae.ana.pk}:trouble",
+        "kind": "decision",
+        "proposal": "Vuelves a casa.",
+    }
     response = _api(fae.gm).post(
         f"/api/scenes/{fae.scene.pk}/flows/", {"kind": "compel", "params": params}, format="json"
     )
@@ -111,10 +116,10 @@ def test_the_action_fragment_shows_what_it_waits_for_and_hides_the_secret(fae: F
     client = Client()
     client.force_login(fae.player)
     html = client.get(f"/flows/{flow_id}/").content.decode()
-    assert "Dificultad secreta" in html and "Invocar un aspecto" in html and "Resolver" not in html
+    assert "Dificultad secreta" in html and "Invocar un aspecto" in html and "step-settle" not in html
     assert "+7" not in html and "(7)" not in html
     gm = Client()
     gm.force_login(fae.gm)
-    assert "Cerrar las invocaciones y resolver" in gm.get(f"/flows/{flow_id}/").content.decode()
+    assert "step-settle" in gm.get(f"/flows/{flow_id}/").content.decode()
     scene_html = client.get(f"/scenes/{fae.scene.pk}/flows/").content.decode()
-    assert "Abrir invocaciones sobre mi última tirada" in scene_html
+    assert "Declarar una acción" in scene_html and "Forzar un aspecto" in scene_html

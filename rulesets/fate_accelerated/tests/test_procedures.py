@@ -47,19 +47,19 @@ def test_invocations_on_a_post_roll_reroll_then_bonus_then_settle(fae: FaeScene)
     roll = _post_roll(fae, "--0-", difficulty=5)  # TV-060/061: quick +2, total -1
     flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={"open_last": "1"})
     assert flow.state["phase"] == "window" and flow.state["outcome"] == "fail"
-    assert flow.waiting_for["who"] == "gm"
+    assert flow.waiting_for["steps"][0]["gm"] is True
     ana = fae.ana.pk
-    flow = _invoke(fae, flow, f"{ana}:high_concept", "reroll", dice=fate("+0+0"))
+    flow = _invoke(fae, flow, f"character:{ana}:high_concept", "reroll", dice=fate("+0+0"))
     assert flow.state["total"] == 4 and flow.state["roll"]["face_history"] == ["--0-"] and fp(fae.ana) == 2
-    flow = _invoke(fae, flow, f"{ana}:aspect:0")
+    flow = _invoke(fae, flow, f"character:{ana}:aspect:0")
     assert flow.state["total"] == 6 and flow.state["outcome"] == "success" and fp(fae.ana) == 1
     # TV-062: the same aspect twice on one roll is refused and costs nothing.
     with pytest.raises(RulesError) as exc:
-        _invoke(fae, flow, f"{ana}:aspect:0")
+        _invoke(fae, flow, f"character:{ana}:aspect:0")
     assert exc.value.code == "aspect_already_invoked" and fp(fae.ana) == 1
     summaries = list(RollFollowUp.objects.filter(roll=roll).values_list("summary_es", flat=True))
     assert "invoca «Espía de la Corona» (volver a tirar, 1 punto de destino) [+][ ][+][ ]" in summaries[0]
-    assert summaries[1].endswith("Total Fantástico (+6) · Éxito (1 aumento)")
+    assert summaries[1].endswith("Total Fantástico (+6) contra Excelente (+5) · Éxito (1 aumento)")
     # Only a GM closes the window; settling twice is refused.
     with pytest.raises(PermissionDenied):
         step(fae.player, flow, "settle", {})
@@ -67,7 +67,7 @@ def test_invocations_on_a_post_roll_reroll_then_bonus_then_settle(fae: FaeScene)
     assert flow.status == FlowStatus.SETTLED
     with pytest.raises(RulesError) as exc:
         step(fae.gm, flow, "settle", {})
-    assert exc.value.code == "flow_closed"
+    assert exc.value.code == "step_not_available"
     assert roll.follow_ups.count() == 3 and LedgerEntry.objects.filter(operation="spend_fate_point").count() == 2
 
 
@@ -82,15 +82,15 @@ def test_spending_a_fate_point_you_do_not_have_is_refused(fae: FaeScene) -> None
     _post_roll(fae, "0000")
     flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
     with pytest.raises(RulesError) as exc:  # TV-069
-        _invoke(fae, flow, f"{fae.ana.pk}:trouble")
+        _invoke(fae, flow, f"character:{fae.ana.pk}:trouble")
     assert exc.value.code == "not_enough_fate_points" and fp(fae.ana) == 0
 
 
 def test_a_replayed_invocation_changes_nothing_twice_and_a_gm_veto_returns_the_point(fae: FaeScene) -> None:
     roll = _post_roll(fae, "0000")
     flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
-    flow = _invoke(fae, flow, f"{fae.ana.pk}:trouble", idempotency_key="k-1")
-    flow = _invoke(fae, flow, f"{fae.ana.pk}:trouble", idempotency_key="k-1")
+    flow = _invoke(fae, flow, f"character:{fae.ana.pk}:trouble", idempotency_key="k-1")
+    flow = _invoke(fae, flow, f"character:{fae.ana.pk}:trouble", idempotency_key="k-1")
     assert fp(fae.ana) == 2 and roll.follow_ups.count() == 1 and flow.state["total"] == 4
     with pytest.raises(PermissionDenied):
         step(fae.player, flow, "veto", {"invocation": 0})
@@ -116,13 +116,18 @@ def test_attack_defend_and_absorb_with_box_and_mild_consequence(fae: FaeScene) -
         kind="action",
         params={"character": fae.bruno.pk, "action": "attack", "target": fae.ana.pk},
     )
-    assert flow.waiting_for == {"step": "roll", "who": "gm", "label_es": "tirada de Bruno", "label_en": "Bruno's roll"}
+    assert flow.waiting_for == {
+        "steps": [
+            {"step": "roll", "gm": True, "users": [], "label_es": "la tirada de Bruno", "label_en": "Bruno's roll"}
+        ]
+    }
     with pytest.raises(PermissionDenied):
         step(fae.player, flow, "roll", {"approach": "forceful"})
     flow = step(fae.gm, flow, "roll", {"approach": "forceful"}, dice=fate("++++"))  # Bruno forceful +2: 6
-    assert flow.state["phase"] == "defend" and flow.waiting_for["users"] == [fae.player.pk]
-    with pytest.raises(PermissionDenied):  # no invocations before the defence is rolled (TV-074)
-        _invoke(fae, flow, f"{fae.ana.pk}:trouble")
+    assert flow.state["phase"] == "defend" and flow.waiting_for["steps"][0]["users"] == [fae.player.pk]
+    with pytest.raises(RulesError) as exc:  # no invocations before the defence is rolled (TV-074)
+        _invoke(fae, flow, f"character:{fae.ana.pk}:trouble")
+    assert exc.value.code == "step_not_available"
     flow = step(fae.player, flow, "defend", {"approach": "quick"}, dice=fate("0000"))  # Ana quick +2: 2
     assert flow.state["outcome"] == "success_with_style" and flow.state["defense_total"] == 2
     flow = step(fae.gm, flow, "settle", {})
@@ -179,7 +184,7 @@ def test_create_an_advantage_puts_an_aspect_on_the_board_and_its_free_invocation
     flow = step(fae.gm, flow, "settle", {"ca_mode": "create", "aspect_text": "En llamas"})
     aspect = SceneAspect.objects.get(scene=fae.scene, text="En llamas")
     assert aspect.free_invocations == 2
-    assert "nuevo aspecto «En llamas» con 2" in post.rolls.get().follow_ups.last().summary_es
+    assert "Nuevo aspecto «En llamas» con 2 invocaciones gratuitas" in post.rolls.get().follow_ups.last().summary_es
     # Carla rolls, spends one free invocation on the board: the GM's settlement consumes it.
     create_post_with_rolls(
         author=fae.player2,
@@ -205,9 +210,9 @@ def test_a_boost_from_a_tie_is_used_once(fae: FaeScene) -> None:
     _post_roll(fae, "0000")
     flow2 = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
     with pytest.raises(RulesError) as exc:
-        _invoke(fae, flow2, f"scene:{boost.pk}")
+        _invoke(fae, flow2, f"boost:{boost.pk}")
     assert exc.value.code == "boost_is_free"
-    _invoke(fae, flow2, f"scene:{boost.pk}", payment="free")
+    _invoke(fae, flow2, f"boost:{boost.pk}", payment="free")
     step(fae.gm, flow2, "settle", {})
     assert not SceneAspect.objects.filter(pk=boost.pk).exists()
 
@@ -230,8 +235,8 @@ def test_a_secret_difficulty_set_by_the_gm_stays_hidden_from_players(fae: FaeSce
     flow = step(fae.player, flow, "roll", {"approach": "quick"}, dice=fate("+000"))  # 3 vs 4
     roll = flow.rolls.get()
     assert "difficulty" not in roll.result and roll.secret["difficulty"] == 4
-    assert flow.state["outcome"] == "fail" and "shifts" not in flow.state and "target_number" not in flow.state
-    flow = _invoke(fae, flow, f"{fae.ana.pk}:trouble")
+    assert flow.state["outcome"] == "fail" and flow.state["shifts"] is None and "4" not in str(flow.state["difficulty"])
+    flow = _invoke(fae, flow, f"character:{fae.ana.pk}:trouble")
     follow_up = roll.follow_ups.get()
     assert "shifts" not in follow_up.result and "+4" not in follow_up.summary_es.replace("Total Enorme (+5)", "")
     player_view = view_roll(policy.viewer_for(fae.player, fae.table.campaign), roll)
@@ -241,13 +246,19 @@ def test_a_secret_difficulty_set_by_the_gm_stays_hidden_from_players(fae: FaeSce
 
 
 def test_compels_accept_refuse_and_their_fate_points(fae: FaeScene) -> None:
-    params = {"target": fae.ana.pk, "aspect": "trouble", "kind": "decision", "proposal": "Te quedas con tu hermano."}
+    params = {
+        "target": fae.ana.pk,
+        "aspect": f"character:{fae.ana.pk}:trouble",
+        "kind": "decision",
+        "proposal": "Te quedas con tu hermano.",
+    }
     flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
-    assert flow.waiting_for["users"] == [fae.player.pk] and flow.state["aspect_text"] == "Debo proteger a mi hermano"
+    assert flow.waiting_for["steps"][0]["users"] == [fae.player.pk]
+    assert flow.state["aspect_text"] == "Debo proteger a mi hermano"
     with pytest.raises(PermissionDenied):
         step(fae.player2, flow, "accept")
     flow = step(fae.player, flow, "accept")
-    assert flow.state["phase"] == "accepted" and flow.waiting_for["who"] == "gm" and fp(fae.ana) == 3
+    assert flow.state["phase"] == "accepted" and flow.waiting_for["steps"][0]["gm"] and fp(fae.ana) == 3
     flow = step(fae.gm, flow, "deliver")
     assert flow.status == FlowStatus.SETTLED and fp(fae.ana) == 4  # TV-078
     refused = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
@@ -267,7 +278,12 @@ def test_compels_accept_refuse_and_their_fate_points(fae: FaeScene) -> None:
 
 
 def test_a_player_compels_another_character_and_pays_the_offer(fae: FaeScene) -> None:
-    params = {"target": fae.ana.pk, "aspect": "trouble", "kind": "event", "proposal": "Tu hermano aparece."}
+    params = {
+        "target": fae.ana.pk,
+        "aspect": f"character:{fae.ana.pk}:trouble",
+        "kind": "event",
+        "proposal": "Tu hermano aparece.",
+    }
     flow = flows.start_flow(
         actor=fae.player2, scene=fae.scene, kind="compel", params={**params, "compeller": fae.carla.pk}
     )
@@ -309,7 +325,7 @@ def test_concession_waits_for_pending_dice_then_the_gm_confirms(fae: FaeScene) -
     flow = flows.start_flow(
         actor=fae.player, scene=fae.scene, kind="concession", params={"character": fae.ana.pk, "terms": "Huyo."}
     )
-    assert flow.state["fate_points"] == 1 and flow.waiting_for["who"] == "gm"
+    assert flow.state["fate_points"] == 1 and flow.waiting_for["steps"][0]["gm"]
     with pytest.raises(PermissionDenied):
         step(fae.player, flow, "confirm")
     flow = step(fae.gm, flow, "confirm")
