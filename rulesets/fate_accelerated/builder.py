@@ -1,6 +1,10 @@
 """The composer's Fate Accelerated roll: action, character, approach (rating from the sheet), stunts,
 help, and a difficulty (empty: active opposition, a Defend comes later). GMs may keep the difficulty
-secret (players see the outcome only) or make the whole roll secret, and roll bare 4dF for a mook."""
+secret (players see the outcome only) or make the whole roll secret, and roll bare 4dF for a mook.
+
+It follows the ``RollBuilder`` contract (``rulesets.kit.rolls``): what the writer may choose comes from the
+policy's ``RollPowers``, the character starts at the writer's only character, and ``fields_by_kind`` says
+which fields each roll type uses (the composer shows only those)."""
 
 from __future__ import annotations
 
@@ -10,8 +14,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.policy import RollPowers
 from characters.models import Character
-from rolls.services import RollSpec
+from rulesets.kit.rolls import RollSpec
 from systems.fate_accelerated.actions import Approach
 from systems.fate_accelerated.roll_kinds import FATE_DICE
 
@@ -32,12 +37,26 @@ APPROACHES = [
 ]
 
 
+ACTION_FIELDS = ("character", "approach", "stunts", "helpers", "difficulty", "difficulty_secret", "gm_only", "label")
+FIELDS_BY_KIND: dict[str, tuple[str, ...]] = {
+    "": (),
+    "overcome": ACTION_FIELDS,
+    "create_advantage": ACTION_FIELDS,
+    "attack": ACTION_FIELDS,
+    "defend": ("character", "approach", "stunts", "helpers", "gm_only", "label"),  # a reaction: no difficulty
+    FATE_DICE: ("modifier", "difficulty", "difficulty_secret", "gm_only", "label"),
+}
+
+
 def _rating(character: Character, approach: str) -> int | None:
     value = (character.sheet or {}).get("approaches", {}).get(approach)
     return int(value) if isinstance(value, int) else None
 
 
 class RollBuilderForm(forms.Form):
+    kind_field = "kind"
+    fields_by_kind = FIELDS_BY_KIND
+
     kind = forms.ChoiceField(label=_("Acción"), choices=KINDS, required=False)
     character = forms.TypedChoiceField(label=_("Personaje"), coerce=int, required=False, empty_value=None)
     approach = forms.ChoiceField(label=_("Estilo"), choices=APPROACHES, required=False)
@@ -68,34 +87,56 @@ class RollBuilderForm(forms.Form):
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: RollPowers | None = None,
         settings: Any = None,
+        default_character: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, prefix=prefix, **kwargs)
-        self.is_gm = is_gm
+        self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.characters = {c.pk: c for c in characters}
-        self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in self.characters.values()]
+        character: Any = self.fields["character"]
+        character.choices = [("", "—")] + [(c.pk, c.name) for c in self.characters.values()]
+        if default_character in self.characters:
+            character.initial = default_character
         approach_choices = []
         for value, label in APPROACHES:
             ratings = [f"{c.name} {r:+d}" for c in self.characters.values() if (r := _rating(c, value)) is not None]
             approach_choices.append((value, f"{label} ({', '.join(ratings)})" if ratings else label))
-        self.fields["approach"].choices = approach_choices
+        approach: Any = self.fields["approach"]
+        approach.choices = approach_choices
         stunt_choices = []
         for c in self.characters.values():
             for stunt in (c.sheet or {}).get("stunts", []):
                 if stunt.get("template") == "bonus" and stunt.get("key"):
                     text = stunt.get("circumstance") or stunt.get("because") or ""
                     stunt_choices.append((f"{c.pk}:{stunt['key']}", f"{c.name} · {stunt['key']}: {text}"[:150]))
-        self.fields["stunts"].choices = stunt_choices
-        if is_gm:
-            self.fields["kind"].choices = [*KINDS, (FATE_DICE, _("Dados Fate (4dF)"))]
+        stunts: Any = self.fields["stunts"]
+        stunts.choices = stunt_choices
+        kind: Any = self.fields["kind"]
+        if self.powers.gm_kinds:
+            kind.choices = [*KINDS, (FATE_DICE, _("Dados Fate (4dF)"))]
         else:
-            for name in ("difficulty_secret", "gm_only", "modifier"):
-                del self.fields[name]
+            del self.fields["modifier"]
+        if not self.powers.secret_difficulty:
+            del self.fields["difficulty_secret"]
+        if not self.powers.secret_rolls:
+            del self.fields["gm_only"]
+
+    @property
+    def marked_fields(self) -> list[tuple[Any, str | None]]:
+        """Each visible field with the roll types that use it, space-separated (None: the roll type itself,
+        always shown); the template marks each field with them and the composer hides the others."""
+        return [
+            (field, None if field.name == self.kind_field else self.kinds_of(field.name))
+            for field in self.visible_fields()
+        ]
+
+    def kinds_of(self, field: str) -> str:
+        return " ".join(kind for kind, fields in self.fields_by_kind.items() if kind and field in fields)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         kind = data.get("kind")
         if not kind:
             return data

@@ -108,9 +108,9 @@ class FateAcceleratedRollBinding:
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         s = _settings(settings)
         if kind == FATE_DICE:
-            choice = FateDiceChoice.model_validate(data)
-            dice_request = FateDiceRequest(modifier=choice.modifier, difficulty=choice.difficulty)
-            return self._split(dice_request, choice.difficulty_secret, {})
+            dice_choice = FateDiceChoice.model_validate(data)
+            dice_request = FateDiceRequest(modifier=dice_choice.modifier, difficulty=dice_choice.difficulty)
+            return self._split(dice_request, dice_choice.difficulty_secret, {})
         if kind not in ACTION_KINDS:
             raise RulesError(
                 "unknown_roll_kind",

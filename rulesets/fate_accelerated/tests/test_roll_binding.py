@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from campaigns.policy import RollPowers
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets.fate_accelerated.builder import RollBuilderForm
 from rulesets.fate_accelerated.rolls import BINDING
@@ -70,6 +71,25 @@ def test_an_action_needs_a_character_and_bare_4df_is_for_gms(fae: FaeScene) -> N
     assert resolved.summary_en.startswith("Fate dice")
 
 
+PLAYER = RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
+GM_POWERS = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
+
+
+def test_builder_starts_at_the_only_character_and_marks_the_fields_of_each_roll_type(fae: FaeScene) -> None:
+    form = RollBuilderForm(characters=[fae.ana], powers=PLAYER, default_character=fae.ana.pk)
+    assert form["character"].value() == fae.ana.pk
+    assert form.kind_field == "kind" and "difficulty" not in form.fields_by_kind["defend"]
+    marked = {field.name: kinds for field, kinds in form.marked_fields}
+    assert marked["kind"] is None and marked["approach"].split() == ["overcome", "create_advantage", "attack", "defend"]
+    assert "defend" not in marked["difficulty"].split()
+    # What the rules give the GM never reaches a player's builder.
+    assert not {"difficulty_secret", "gm_only", "modifier"} & set(form.fields)
+    html = form.render("fate_accelerated/builder.html")
+    assert 'class="field field-difficulty" data-kinds="overcome create_advantage attack fate_dice"' in html
+    assert "(id)" not in html
+    assert RollBuilderForm(characters=[fae.ana, fae.carla], powers=GM_POWERS)["character"].value() is None
+
+
 def test_builder_roll_specs_from_form_data(fae: FaeScene) -> None:
     data = {
         "roll-kind": "create_advantage",
@@ -80,7 +100,7 @@ def test_builder_roll_specs_from_form_data(fae: FaeScene) -> None:
         "roll-difficulty": "2",
         "roll-label": "Engaño",
     }
-    form = RollBuilderForm(data, characters=[fae.ana], is_gm=False)
+    form = RollBuilderForm(data, characters=[fae.ana], powers=PLAYER)
     assert form.is_valid(), form.errors
     assert "roll-difficulty_secret" not in form.data or "difficulty_secret" not in form.fields
     [spec] = form.roll_specs()
@@ -103,7 +123,7 @@ def test_builder_gm_options_and_refusals(fae: FaeScene) -> None:
             "roll-gm_only": "on",
         },
         characters=[fae.bruno],
-        is_gm=True,
+        powers=GM_POWERS,
     )
     assert gm_form.is_valid(), gm_form.errors
     [spec] = gm_form.roll_specs()
