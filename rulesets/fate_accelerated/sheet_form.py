@@ -11,6 +11,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from systems.fate_accelerated.settings import FaeSettings, settings_or_default
 
@@ -22,18 +23,19 @@ APPROACHES = (
     ("quick", _("Rápido"), _("Te mueves deprisa y con agilidad.")),
     ("forceful", _("Vigoroso"), _("Usas la fuerza bruta, sin sutilezas.")),
 )
+LADDER_CONTEXT = "escalera de Fate Acelerado"  # FAE's ladder words (spec §6.7.3) are not SotC's
 LADDER = {
-    8: _("Legendario"),
-    7: _("Épico"),
-    6: _("Fantástico"),
-    5: _("Excelente"),
-    4: _("Enorme"),
-    3: _("Grande"),
-    2: _("Bueno"),
-    1: _("Normal"),
-    0: _("Mediocre"),
-    -1: _("Malo"),
-    -2: _("Terrible"),
+    8: pgettext_lazy(LADDER_CONTEXT, "Legendario"),
+    7: pgettext_lazy(LADDER_CONTEXT, "Épico"),
+    6: pgettext_lazy(LADDER_CONTEXT, "Fantástico"),
+    5: pgettext_lazy(LADDER_CONTEXT, "Excelente"),
+    4: pgettext_lazy(LADDER_CONTEXT, "Enorme"),
+    3: pgettext_lazy(LADDER_CONTEXT, "Grande"),
+    2: pgettext_lazy(LADDER_CONTEXT, "Bueno"),
+    1: pgettext_lazy(LADDER_CONTEXT, "Normal"),
+    0: pgettext_lazy(LADDER_CONTEXT, "Mediocre"),
+    -1: pgettext_lazy(LADDER_CONTEXT, "Malo"),
+    -2: pgettext_lazy(LADDER_CONTEXT, "Terrible"),
 }
 TEMPLATES = (
     ("", "—"),
