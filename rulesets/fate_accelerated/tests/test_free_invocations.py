@@ -61,7 +61,8 @@ def _ana_with_a_mild_consequence(fae: FaeScene) -> str:
 
 def _mild(fae: FaeScene) -> dict[str, Any]:
     fae.ana.refresh_from_db()
-    return fae.ana.sheet["consequences"]["mild"]
+    mild: dict[str, Any] = fae.ana.sheet["consequences"]["mild"]
+    return mild
 
 
 def _choice(fae: FaeScene, flow: Flow, ref: str) -> dict[str, Any]:
@@ -75,7 +76,8 @@ def _choice(fae: FaeScene, flow: Flow, ref: str) -> dict[str, Any]:
 
 
 def _grants(fae: FaeScene, ref: str) -> list[dict[str, Any]]:
-    return rules_state(fae.table.campaign).get("aspect_grants", {}).get(ref, [])
+    grants: list[dict[str, Any]] = rules_state(fae.table.campaign).get("aspect_grants", {}).get(ref, [])
+    return grants
 
 
 # --- A consequence's free invocation, held by its attacker ------------------------------------------
@@ -144,7 +146,7 @@ def test_the_free_invocation_operation_only_runs_in_a_flow_and_never_below_zero(
             actor=fae.gm, campaign=fae.table.campaign, operation="use_free_invocation", params=params, character=fae.ana
         )
     assert exc.value.code == "operation_needs_flow"
-    kwargs = {"actor": fae.gm, "campaign": fae.table.campaign, "character": fae.ana, "from_flow": True}
+    kwargs: dict[str, Any] = {"actor": fae.gm, "campaign": fae.table.campaign, "character": fae.ana, "from_flow": True}
     apply_operation(operation="use_free_invocation", params=params, **kwargs)
     with pytest.raises(RulesError) as exc:
         apply_operation(operation="use_free_invocation", params=params, **kwargs)
@@ -182,8 +184,9 @@ def test_exploiting_a_characters_aspect_with_style_gives_two_stackable_free_invo
     assert grants == [
         {"holder": str(fae.carla.pk), "remaining": 2, "same_roll_stacking": True, "source": str(flow.rolls.get().pk)}
     ]
-    assert "«Matón del puerto» de Bruno: 2 invocaciones gratuitas para Carla" in (
-        flow.rolls.get().follow_ups.last().summary_es
+    settled = flow.rolls.get().follow_ups.last()
+    assert (
+        settled is not None and "«Matón del puerto» de Bruno: 2 invocaciones gratuitas para Carla" in settled.summary_es
     )
     attack = _carla_rolls(fae, "attack", 6)  # 3 vs 6
     assert _choice(fae, attack, ref)["free"] == 2 and _choice(fae, attack, ref)["holders"] == "Carla"

@@ -44,7 +44,8 @@ def op(
 
 def sheet_of(character: Character) -> dict[str, Any]:
     character.refresh_from_db()
-    return character.sheet
+    sheet: dict[str, Any] = character.sheet
+    return sheet
 
 
 def snapshot(t: FaeTable) -> tuple[Any, ...]:
@@ -287,7 +288,12 @@ def test_recovering_from_consequences(fae: FaeTable) -> None:
         texts={"moderate": "Fractura"},
         moment=moment,
     )
-    recover = {"adventure": 1, "scene": 9, "justification": "Descansa en la posada", "gm_confirms": True}
+    recover: dict[str, Any] = {
+        "adventure": 1,
+        "scene": 9,
+        "justification": "Descansa en la posada",
+        "gm_confirms": True,
+    }
     refused(
         fae,
         "consequence_not_clearable",

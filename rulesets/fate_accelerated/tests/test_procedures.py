@@ -5,6 +5,8 @@ concessions (TV-104/107), a GM veto, secret difficulties, replays and settling t
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.exceptions import PermissionDenied
 
@@ -13,7 +15,7 @@ from campaigns.models import SceneAspect
 from characters.models import LedgerEntry
 from characters.services import apply_operation
 from rolls import flows
-from rolls.models import FlowStatus, RollFollowUp
+from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets.fate_accelerated.tests.roll_fixtures import FaeScene, build_scene, fate, fp, step
@@ -27,7 +29,7 @@ def fae(db: None) -> FaeScene:
     return build_scene()
 
 
-def _post_roll(fae: FaeScene, faces: str, difficulty: int = 2, kind: str = "overcome", approach: str = "quick"):
+def _post_roll(fae: FaeScene, faces: str, difficulty: int = 2, kind: str = "overcome", approach: str = "quick") -> Roll:
     post = create_post_with_rolls(
         author=fae.player,
         scene=fae.scene,
@@ -38,7 +40,9 @@ def _post_roll(fae: FaeScene, faces: str, difficulty: int = 2, kind: str = "over
     return post.rolls.get()
 
 
-def _invoke(fae: FaeScene, flow, aspect: str, effect: str = "bonus", payment: str = "fate_point", **kw):
+def _invoke(
+    fae: FaeScene, flow: Flow, aspect: str, effect: str = "bonus", payment: str = "fate_point", **kw: Any
+) -> Flow:
     params = {"aspect": aspect, "effect": effect, "payment": payment, "justification": "Me ayuda aquí."}
     return step(kw.pop("actor", fae.player), flow, "invoke", params, **kw)
 
@@ -95,7 +99,8 @@ def test_a_replayed_invocation_changes_nothing_twice_and_a_gm_veto_returns_the_p
     with pytest.raises(PermissionDenied):
         step(fae.player, flow, "veto", {"invocation": 0})
     flow = step(fae.gm, flow, "veto", {"invocation": 0})
-    assert fp(fae.ana) == 3 and flow.state["total"] == 2 and roll.follow_ups.last().kind == "veto"
+    vetoed = roll.follow_ups.last()
+    assert fp(fae.ana) == 3 and flow.state["total"] == 2 and vetoed is not None and vetoed.kind == "veto"
 
 
 def test_only_the_roller_or_a_gm_opens_a_roll_and_a_roll_has_one_flow(fae: FaeScene) -> None:
@@ -184,7 +189,8 @@ def test_create_an_advantage_puts_an_aspect_on_the_board_and_its_free_invocation
     flow = step(fae.gm, flow, "settle", {"ca_mode": "create", "aspect_text": "En llamas"})
     aspect = SceneAspect.objects.get(scene=fae.scene, text="En llamas")
     assert aspect.free_invocations == 2
-    assert "Nuevo aspecto «En llamas» con 2 invocaciones gratuitas" in post.rolls.get().follow_ups.last().summary_es
+    settled = post.rolls.get().follow_ups.last()
+    assert settled is not None and "Nuevo aspecto «En llamas» con 2 invocaciones gratuitas" in settled.summary_es
     # Carla rolls, spends one free invocation on the board: the GM's settlement consumes it.
     create_post_with_rolls(
         author=fae.player2,

@@ -175,10 +175,11 @@ def test_pickers_refuse_values_they_did_not_offer(fae: FaeScene) -> None:
     ):
         with pytest.raises((RulesError, ValidationError)) as refused:  # never a silent +0
             step(fae.player, flow, "invoke", {"aspect": aspect, "justification": "Porque sí."})
-        if isinstance(refused.value, RulesError):
-            assert refused.value.code == code
+        error = refused.value
+        if isinstance(error, RulesError):
+            assert error.code == code
         else:  # a malformed reference is a params error (400)
-            assert code == "params" and "params" in refused.value.message_dict
+            assert isinstance(error, ValidationError) and code == "params" and "params" in error.message_dict
     with pytest.raises(ValidationError) as missing:  # the words of the invocation are required
         step(fae.player, flow, "invoke", {"aspect": f"character:{fae.ana.pk}:trouble"})
     assert "justification" in str(missing.value)
