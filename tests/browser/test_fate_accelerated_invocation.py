@@ -57,3 +57,53 @@ def test_player_rolls_invokes_paying_a_fate_point_and_sees_the_new_total(page_fo
     assert "Atenta a los detalles" in text and "1 punto de destino" in text
     assert f"Total {ladder_label(before + 2)}" in text
     assert fp(fae.ana) == 2
+
+
+def test_gm_and_player_play_an_action_to_the_end_and_the_thread_keeps_its_record(page_for: Any) -> None:
+    """Issue 10: the player rolls in a post with her only character preselected, opens the invocations and
+    invokes; the GM settles with a narration; after a reload the record post shows the whole story in
+    words with FAE's ladder; at 390 px nothing is wider than the screen."""
+    fae = build_scene(prefix="br2_")
+    player = page_for(fae.player)
+    player.set_viewport_size({"width": 390, "height": 844})
+    player.goto(f"/scenes/{fae.scene.pk}/")
+    composer = player.locator("#composer")
+    assert composer.locator("[name='roll-character']").input_value() == str(fae.ana.pk)  # her only character
+    composer.locator("[name='body']").fill("Ana salta entre los barcos en llamas.")
+    composer.locator("[name='roll-kind']").select_option("overcome")
+    assert not composer.locator(".field-modifier").count()  # a GM's field never reaches a player
+    composer.locator("[name='roll-approach']").select_option("quick")
+    composer.locator("[name='roll-difficulty']").fill("1")
+    assert player.evaluate("document.scrollingElement.scrollWidth") <= 390
+    composer.get_by_role("button", name="Publicar").click()
+    player.locator(".roll.kind-overcome .die.pool-fudge").first.wait_for()
+
+    player.goto(f"/scenes/{fae.scene.pk}/flows/")
+    player.locator(".fae-flow-start summary").click()
+    player.get_by_role("button", name="Abrir invocaciones", exact=True).click()
+    player.wait_for_url(f"**/scenes/{fae.scene.pk}/**")
+    flow = Roll.objects.get(kind="overcome").flow
+    assert flow is not None
+    player.goto(f"/flows/{flow.pk}/")
+    form = player.locator("form.step-invoke")
+    form.locator("[name='aspect']").select_option(label="Ana: «Atenta a los detalles»")
+    form.locator("[name='justification']").fill("Veo el cabo suelto.")
+    form.get_by_role("button", name="Invocar un aspecto").click()
+    player.wait_for_url(f"**/scenes/{fae.scene.pk}/**")
+
+    gm = page_for(fae.gm)
+    gm.goto(f"/flows/{flow.pk}/")
+    settle = gm.locator("form.step-settle")
+    settle.locator("[name='note']").fill("La pasarela cruje tras ella.")
+    settle.get_by_role("button", name="Resolver").click()
+    gm.wait_for_url(f"**/scenes/{fae.scene.pk}/**")
+
+    player.goto(f"/scenes/{fae.scene.pk}/")
+    player.reload()
+    record = player.locator(".post-procedure .flow-record").first
+    record.wait_for()
+    text = record.inner_text()
+    assert "Ana invoca «Atenta a los detalles» (+2, 1 punto de destino)" in text
+    assert "Resultado de Ana (Superar):" in text and "contra Normal (+1)" in text
+    assert "Narración del DJ: La pasarela cruje tras ella." in text
+    assert player.evaluate("document.scrollingElement.scrollWidth") <= 390
