@@ -805,7 +805,22 @@ def _veto(given: StepInput[ActionState, VetoParams]) -> Outcome[ActionState]:
     roll_id = state.defend_roll_id if key == "defend" else state.roll_id
     assert roll_id is not None
     follow_up = FollowUp(roll_id, "veto", said, {"invocation": last}, _public_result(state, key))
-    return Outcome(state=state, ledger=ledger, follow_ups=[follow_up], record=[RecordLine(said)])
+    returned = [RecordLine(words(_returned_words(given.table, op))) for op in ledger]
+    return Outcome(state=state, ledger=ledger, follow_ups=[follow_up], record=[RecordLine(said), *returned])
+
+
+def _returned_words(table: Table, op: LedgerOp) -> Callable[[], str]:
+    """A vetoed invocation's payment coming back, in words."""
+
+    def render() -> str:
+        if op.operation == "gain_fate_point":
+            return _("%(name)s recupera 1 punto de destino.") % {"name": party_name(table, str(op.character_id))}
+        if op.operation == "gm_pool_gain":
+            return _("La reserva del DJ recupera 1 punto de destino.")
+        holder = party_name(table, str(op.params.get("holder", "")))
+        return _("La invocación gratuita vuelve a %(name)s.") % {"name": holder}
+
+    return render
 
 
 def _veto_ledger(

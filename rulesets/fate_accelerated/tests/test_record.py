@@ -156,6 +156,15 @@ def test_who_may_act_follows_the_state(fae: FaeScene) -> None:
         fae.player, flow, "invoke", {"aspect": f"character:{fae.ana.pk}:trouble", "justification": "¡Mi hermano!"}
     )
     assert offered(fae.gm) == {"invoke", "veto", "settle"}
+    flow = step(fae.gm, flow, "veto", {"roll": "defense"})
+    assert _texts(flow)[-2:] == [
+        "El DJ veta la invocación de «Debo proteger a mi hermano». Total Bueno (+2) contra Bueno (+2) · Empate",
+        "Ana recupera 1 punto de destino.",
+    ]
+    assert _texts(flow, "en")[-1] == "Ana gets 1 fate point back."
+    flow = step(
+        fae.player, flow, "invoke", {"aspect": f"character:{fae.ana.pk}:trouble", "justification": "¡Otra vez!"}
+    )
     with pytest.raises(PermissionDenied):
         step(fae.player2, flow, "settle")
     assert fp(fae.ana) == 2
