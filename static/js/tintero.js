@@ -19,23 +19,6 @@
     }
   });
 
-  // FATE Accelerated "absorb a hit": the form's inputs become the operation's JSON params.
-  document.addEventListener("input", function (event) {
-    var f = event.target && event.target.closest ? event.target.closest("form[data-absorb-owner]") : null;
-    if (!f) return;
-    var p = {owner: f.dataset.absorbOwner, attacker: "gm",
-      shifts: parseInt(f.querySelector("[data-p=shifts]").value, 10) || 1, slots: [], texts: {}};
-    var box = f.querySelector("[data-p=box]").value;
-    if (box) p.box = parseInt(box, 10);
-    f.querySelectorAll("[data-slot]").forEach(function (c) {
-      if (c.checked) {
-        p.slots.push(c.dataset.slot);
-        p.texts[c.dataset.slot] = f.querySelector("[data-text=" + c.dataset.slot + "]").value;
-      }
-    });
-    f.elements.params.value = JSON.stringify(p);
-  });
-
   // Show only the fields that matter for the chosen option.
   function selected(form, name) {
     var checked = form.querySelector("[name='" + name + "']:checked");
