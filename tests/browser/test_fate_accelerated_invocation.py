@@ -107,3 +107,31 @@ def test_gm_and_player_play_an_action_to_the_end_and_the_thread_keeps_its_record
     assert "Resultado de Ana (Superar):" in text and "contra Normal (+1)" in text
     assert "Narración del DJ: La pasarela cruje tras ella." in text
     assert player.evaluate("document.scrollingElement.scrollWidth") <= 390
+
+
+def test_the_record_and_the_step_forms_read_in_english(page_for: Any) -> None:
+    """The same procedure read in English: the record's lines, the step labels and the pickers."""
+    from rolls import flows
+    from rolls.services import RollSpec, create_post_with_rolls
+    from rulesets.fate_accelerated.tests.roll_fixtures import fate, step
+
+    fae = build_scene(prefix="br3_")
+    create_post_with_rolls(
+        author=fae.player,
+        scene=fae.scene,
+        body="Jump.",
+        rolls=[RollSpec(kind="overcome", data={"approach": "quick", "difficulty": 3}, character_id=fae.ana.pk)],
+        dice=fate("0000"),
+    )
+    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    page = page_for(fae.player, language="en")
+    page.goto(f"/flows/{flow.pk}/")
+    form = page.locator("form.step-invoke")
+    assert "Ana: “Atenta a los detalles”" in form.inner_text()
+    form.get_by_role("button", name="Invoke an aspect").wait_for()
+    step(fae.gm, flow, "settle", {"fail_choice": "fail", "note": "The plank creaks."})
+    page.goto(f"/scenes/{fae.scene.pk}/")
+    record = page.locator(".post-procedure .flow-record").first.inner_text()
+    assert "Ana rolls “Overcome” with their Quick approach." in record
+    assert "Result for Ana (Overcome): Fair (+2) against Good (+3) · Fail" in record
+    assert "Does not reach the goal." in record and "GM's narration: The plank creaks." in record
