@@ -52,7 +52,7 @@ from rulesets.kit.procedures import (
 )
 from rulesets.kit.refusals import refuse, step_not_available
 from rulesets.kit.rolls import RollSpec
-from rulesets.kit.table import BoardAspect, CharacterFacts, Reads, StoredRoll, Table
+from rulesets.kit.table import BoardAspect, CharacterFacts, EarlierProcedure, Reads, StoredRoll, Table
 from systems.dice import DiceSource, SystemDice
 
 JSON = dict[str, Any]
@@ -126,6 +126,12 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
+    earlier: list[EarlierProcedure] = []
+    if reads.earlier_procedures:
+        rows_earlier = (
+            Flow.objects.filter(scene_id=scene.pk, pk__lt=flow.pk) if flow and flow.pk else Flow.objects.none()
+        )
+        earlier = [EarlierProcedure(f.pk, f.kind, f.status, dict(f.state)) for f in rows_earlier.order_by("-pk")[:20]]
     return Table(
         campaign_id=campaign.pk,
         scene_id=scene.pk,
@@ -136,6 +142,7 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         board=board,
         rules_state=rules_state,
         open_rolls=open_rolls,
+        earlier=earlier,
     )
 
 
