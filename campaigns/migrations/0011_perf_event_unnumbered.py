@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0009_perf_post_idempotency'),
+        ('campaigns', '0010_campaign_recruiting'),
     ]
 
     operations = [
