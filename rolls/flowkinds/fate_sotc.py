@@ -36,9 +36,11 @@ from pydantic import ValidationError as PydanticValidationError
 from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.models import SceneAspect
-from characters.bindings.fate_sotc import load_sheet
 from characters.models import Character, CharacterStatus
-from rolls.bindings.fate_sotc import (
+from rolls.flows import FollowUpSpec, LedgerOp, StepContext, StepResult
+from rolls.models import Flow, FlowStatus, Roll
+from rolls.services import RollSpec
+from rulesets.fate_sotc.rolls import (
     TRACK_NAMES,
     attack_words,
     glyphs,
@@ -48,9 +50,7 @@ from rolls.bindings.fate_sotc import (
     skill_rating,
     sotc_settings,
 )
-from rolls.flows import FollowUpSpec, LedgerOp, StepContext, StepResult
-from rolls.models import Flow, FlowStatus, Roll
-from rolls.services import RollSpec
+from rulesets.fate_sotc.sheet import load_sheet
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.fate_sotc.aspects import Aspect, FreeInvocation, HolderType, Origin, Persistence, Visibility

@@ -15,8 +15,8 @@ from campaigns import policy, services
 from campaigns.models import Post
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus
+from rulesets.fate_sotc.tests.scene_fixtures import SotcScene, build_scene, fp, start, step
 from tests.personas import Table
-from tests.rolls.fate_sotc_fixtures import SotcScene, build_scene, fp, start, step
 
 pytestmark = pytest.mark.django_db
 

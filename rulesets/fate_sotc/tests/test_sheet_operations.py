@@ -11,9 +11,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from characters import services
 from characters.models import Character, CharacterStatus, LedgerEntry
 from rulesets import registry
-from systems.errors import RulesError
-from systems.fate_sotc import RULESET as RULES
-from tests.characters.fate_sotc_fixtures import (
+from rulesets.fate_sotc.tests.sheet_fixtures import (
     RULESET,
     SotcTable,
     build_sotc_table,
@@ -21,6 +19,8 @@ from tests.characters.fate_sotc_fixtures import (
     pools,
     snapshot,
 )
+from systems.errors import RulesError
+from systems.fate_sotc import RULESET as RULES
 
 pytestmark = pytest.mark.django_db
 

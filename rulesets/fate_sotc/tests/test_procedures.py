@@ -13,9 +13,7 @@ from campaigns.models import SceneAspect
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.services import RollSpec, create_post_with_rolls
-from systems.dice import ScriptedDice
-from systems.errors import RulesError
-from tests.rolls.fate_sotc_fixtures import (
+from rulesets.fate_sotc.tests.scene_fixtures import (
     MINUS3,
     PLUS2,
     PLUS4,
@@ -30,6 +28,8 @@ from tests.rolls.fate_sotc_fixtures import (
     start,
     step,
 )
+from systems.dice import ScriptedDice
+from systems.errors import RulesError
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,8 @@ from django.core.exceptions import ValidationError
 from campaigns.models import Role
 from characters import services
 from characters.models import Character, CharacterStatus
-from characters.sheetforms.fate_sotc import SheetForm
-from systems.fate_sotc.settings import FateSotcSettings
-from tests.characters.fate_sotc_fixtures import (
+from rulesets.fate_sotc.sheet_form import SheetForm
+from rulesets.fate_sotc.tests.sheet_fixtures import (
     SKILLS,
     SotcTable,
     aspects,
@@ -21,6 +20,7 @@ from tests.characters.fate_sotc_fixtures import (
     sheet_data,
     stunts,
 )
+from systems.fate_sotc.settings import FateSotcSettings
 from tests.personas import add_member, make_user
 
 pytestmark = pytest.mark.django_db

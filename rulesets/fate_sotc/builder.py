@@ -11,8 +11,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character, CharacterStatus
-from rolls.bindings.fate_sotc import KIND_NAMES, sotc_settings
 from rolls.services import RollSpec
+from rulesets.fate_sotc.rolls import KIND_NAMES, sotc_settings
 from systems.fate_sotc.ladder import ladder_label
 
 OPPOSED = ("opposed", "attack", "maneuver")

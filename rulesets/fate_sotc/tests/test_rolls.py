@@ -15,15 +15,15 @@ import tintero.urls
 from accounts.models import User
 from campaigns import policy
 from characters.models import LedgerEntry
-from rolls.bindings.fate_sotc import BINDING
-from rolls.builders.fate_sotc import RollBuilderForm
 from rolls.models import Flow, Roll
 from rolls.selectors import flow_views, view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
+from rulesets.fate_sotc.builder import RollBuilderForm
+from rulesets.fate_sotc.rolls import BINDING
+from rulesets.fate_sotc.tests.scene_fixtures import ZERO, SotcScene, build_scene, fp, start, step
 from systems.dice import ScriptedDice
 from systems.fate_sotc.settings import DEFAULT_SETTINGS
-from tests.rolls.fate_sotc_fixtures import ZERO, SotcScene, build_scene, fp, start, step
 
 urlpatterns: list[URLPattern | URLResolver] = list(tintero.urls.urlpatterns)
 if not any(getattr(p, "namespace", None) == "rolls" for p in urlpatterns):
@@ -143,7 +143,7 @@ def test_every_kind_resolves_with_words(s: SotcScene) -> None:
 def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
     assert (registry.plugin("fate-sotc").builder, registry.plugin("fate-sotc").templates.builder) == (
         RollBuilderForm,
-        "rolls/builders/fate_sotc.html",
+        "fate_sotc/builder.html",
     )
     data = {"roll-kind": "simple", "roll-character": str(s.t.hero.pk), "roll-skill": "pilot", "roll-difficulty": "3"}
     form = RollBuilderForm(data, characters=[s.t.hero], settings=DEFAULT_SETTINGS)
@@ -173,7 +173,7 @@ def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
 
 def test_builder_template_renders(s: SotcScene) -> None:
     form = RollBuilderForm(characters=[s.t.hero], is_gm=True)
-    html = render_to_string("rolls/builders/fate_sotc.html", {"form": form})
+    html = render_to_string("fate_sotc/builder.html", {"form": form})
     assert "Dificultad secreta" in html and "Habilidades de Sally Slick" in html
 
 
@@ -261,6 +261,6 @@ def test_flow_fragments_render_for_each_kind_and_step(s: SotcScene) -> None:
             {"view": flow_views(viewer, [window], "es")[0], "viewer": viewer, "new_idempotency_key": uuid.uuid4},
         )
     start_html = render_to_string(
-        "rolls/flows/fate_sotc/_start.html", {"scene": s.scene, "viewer": gm, "new_idempotency_key": uuid.uuid4}
+        "fate_sotc/procedures/_start.html", {"scene": s.scene, "viewer": gm, "new_idempotency_key": uuid.uuid4}
     )
     assert "Forzar un aspecto" in start_html

@@ -14,8 +14,8 @@ from django.utils.html import strip_tags
 from campaigns import policy
 from characters import selectors, services
 from characters.models import Character
-from characters.sheetforms.fate_sotc import SheetForm
-from tests.characters.fate_sotc_fixtures import (
+from rulesets.fate_sotc.sheet_form import SheetForm
+from rulesets.fate_sotc.tests.sheet_fixtures import (
     SotcTable,
     build_sotc_table,
     op,
@@ -50,7 +50,7 @@ def _text(html: str) -> str:
 
 
 def _render(table: SotcTable, user: Any, character: Character) -> str:
-    return render_to_string("characters/sheets/fate_sotc.html", _context(table, user, character))
+    return render_to_string("fate_sotc/sheet.html", _context(table, user, character))
 
 
 def test_a_fresh_sheet_reads_like_the_paper_sheet(sotc: SotcTable) -> None:
@@ -133,7 +133,7 @@ def test_an_npc_sheet(sotc: SotcTable) -> None:
 
 def test_the_pools_fragment_is_empty() -> None:
     html = render_to_string(
-        "characters/pools/fate_sotc.html",
+        "fate_sotc/pools.html",
         {"campaign": None, "state": {}, "pools": {}, "viewer": None, "gm_ops": set(), "operation_error": None},
     )
     assert html.strip() == ""
@@ -141,7 +141,7 @@ def test_the_pools_fragment_is_empty() -> None:
 
 def test_the_sheet_form_fragment_renders(sotc: SotcTable) -> None:
     form = SheetForm(sheet=sotc.hero.sheet, settings=services.campaign_settings(sotc.campaign))
-    text = _text(render_to_string("characters/sheetforms/fate_sotc.html", {"form": form}))
+    text = _text(render_to_string("fate_sotc/sheet_form.html", {"form": form}))
     assert "Aspectos" in text and "Habilidades" in text and "Virtudes" in text
     assert "1 × Excelente (+5)" in text and "Tiro imposible" in text
 

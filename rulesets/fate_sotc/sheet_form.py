@@ -14,7 +14,7 @@ from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from characters.bindings.fate_sotc import sotc_settings
+from rulesets.fate_sotc.sheet import sotc_settings
 from systems.fate_sotc.ladder import ladder_label
 from systems.fate_sotc.settings import FateSotcSettings
 from systems.fate_sotc.sheet import CharacterKind

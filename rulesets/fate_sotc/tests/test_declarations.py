@@ -15,9 +15,7 @@ from campaigns import services as campaign_services
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus, Roll
 from rolls.services import RollSpec, create_post_with_rolls
-from systems.dice import ScriptedDice
-from systems.errors import RulesError
-from tests.rolls.fate_sotc_fixtures import (
+from rulesets.fate_sotc.tests.scene_fixtures import (
     MINUS3,
     PLUS2,
     ZERO,
@@ -31,6 +29,8 @@ from tests.rolls.fate_sotc_fixtures import (
     start,
     step,
 )
+from systems.dice import ScriptedDice
+from systems.errors import RulesError
 
 pytestmark = pytest.mark.django_db
 

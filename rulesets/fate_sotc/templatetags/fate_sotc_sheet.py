@@ -15,7 +15,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.fate_sotc import load_sheet, sotc_settings
+from rulesets.fate_sotc.sheet import load_sheet, sotc_settings
 from systems.fate_sotc import RULESET
 from systems.fate_sotc.consequences import ORDER, DurationGrade
 from systems.fate_sotc.defeat import Status

@@ -17,8 +17,8 @@ from campaigns.models import Scene
 from characters.models import Character, LedgerEntry
 from rolls import flows
 from rolls.models import Flow
+from rulesets.fate_sotc.tests.sheet_fixtures import SotcTable, build_sotc_table
 from systems.dice import ScriptedDice
-from tests.characters.fate_sotc_fixtures import SotcTable, build_sotc_table
 
 ZERO = [3, 3, 3, 3]  # [ ] [ ] [ ] [ ] = +0
 PLUS2 = [5, 5, 3, 3]  # +2
