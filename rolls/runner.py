@@ -52,7 +52,7 @@ from rulesets.kit.procedures import (
 )
 from rulesets.kit.refusals import refuse, step_not_available
 from rulesets.kit.rolls import RollSpec
-from rulesets.kit.table import BoardAspect, CharacterFacts, Reads, StoredRoll, Table
+from rulesets.kit.table import BoardAspect, CharacterFacts, EarlierProcedure, Reads, StoredRoll, Table
 from systems.dice import DiceSource, SystemDice
 
 JSON = dict[str, Any]
@@ -126,6 +126,7 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
+    earlier = _earlier_procedures(scene, flow) if reads.earlier_procedures else []
     return Table(
         campaign_id=campaign.pk,
         scene_id=scene.pk,
@@ -136,7 +137,16 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         board=board,
         rules_state=rules_state,
         open_rolls=open_rolls,
+        earlier=earlier,
     )
+
+
+def _earlier_procedures(scene: Scene, flow: Flow | None) -> list[EarlierProcedure]:
+    """The scene's procedures opened before ``flow``, newest first (public state only)."""
+    if flow is None or not flow.pk:
+        return []
+    rows = Flow.objects.filter(scene_id=scene.pk, pk__lt=flow.pk).order_by("-pk")[:20]
+    return [EarlierProcedure(f.pk, f.kind, f.status, dict(f.state)) for f in rows]
 
 
 def parse_params(model: type[BaseModel], params: Mapping[str, Any]) -> Any:

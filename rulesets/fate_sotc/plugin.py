@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rolls.flowkinds.fate_sotc import FLOW_KINDS
 from rulesets.fate_sotc.builder import RollBuilderForm
+from rulesets.fate_sotc.procedures import PROCEDURES
 from rulesets.fate_sotc.rolls import BINDING as ROLL_BINDING
 from rulesets.fate_sotc.sheet import BINDING as SHEET_BINDING
 from rulesets.fate_sotc.sheet_form import SheetForm
@@ -18,7 +18,7 @@ PLUGIN = RulesetPlugin(
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
     scene_aspects=True,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures=PROCEDURES,
     templates=RulesetTemplates(
         sheet="fate_sotc/sheet.html",
         pools="fate_sotc/pools.html",

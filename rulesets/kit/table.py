@@ -83,6 +83,17 @@ class BoardAspect:
 
 
 @dataclass(frozen=True)
+class EarlierProcedure:
+    """A procedure opened earlier in the scene, as a step sees it (its public state only): some rules reach
+    back one action (FATE SotC's spin helps the very next action)."""
+
+    id: int
+    kind: str
+    status: str
+    state: JSON
+
+
+@dataclass(frozen=True)
 class Reads:
     """What a procedure's steps read besides the characters and the procedure's own rolls (always loaded).
 
@@ -93,6 +104,7 @@ class Reads:
     board: bool = False
     rules_state: bool = False
     open_rolls: bool = False
+    earlier_procedures: bool = False  # the scene's procedures opened before this one
 
 
 @dataclass(frozen=True)
@@ -108,6 +120,7 @@ class Table:
     board: Mapping[int, BoardAspect] = field(default_factory=dict)
     rules_state: JSON = field(default_factory=dict)
     open_rolls: Sequence[StoredRoll] = ()  # newest first
+    earlier: Sequence[EarlierProcedure] = ()  # newest first (``Reads.earlier_procedures``)
 
     def character(self, character_id: int | None) -> CharacterFacts:
         """An approved character of the campaign, or the one refusal for any other id."""

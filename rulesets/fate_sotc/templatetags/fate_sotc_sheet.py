@@ -315,3 +315,12 @@ def fate_ladder(value: Any) -> str:
 
 
 __all__ = ["SheetView", "build_view", "register"]
+
+
+@register.filter
+def sotc_ladder(value: Any) -> str:
+    """An effort or a rating in the ladder's words, in the page's language: "Bueno (+3)"."""
+    try:
+        return ladder_label(int(value), get_language() or "es")
+    except (TypeError, ValueError):
+        return ""

@@ -86,3 +86,18 @@ def step(
 
 def aspect_ref(character: Character, aspect_id: str = "aspecto-1") -> str:
     return f"c:{character.pk}:{aspect_id}"
+
+
+def awaited(flow: Flow) -> dict[str, dict[str, Any]]:
+    """What the procedure waits for, by step: ``{"approve": {"gm": True, "users": [], ...}}``."""
+    return {entry["step"]: entry for entry in (flow.waiting_for or {}).get("steps", [])}
+
+
+def lines(flow: Flow, language: str = "es", *, gm_only: bool | None = None) -> list[str]:
+    """The procedure's record in the thread, in one language (``gm_only``: only those lines, or none)."""
+    from rolls.models import FlowLine
+
+    rows = FlowLine.objects.filter(flow=flow).order_by("position")
+    if gm_only is not None:
+        rows = rows.filter(gm_only=gm_only)
+    return [row.text_en if language == "en" else row.text_es for row in rows]

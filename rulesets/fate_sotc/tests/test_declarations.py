@@ -21,6 +21,7 @@ from rulesets.fate_sotc.tests.scene_fixtures import (
     ZERO,
     SotcScene,
     aspect_ref,
+    awaited,
     build_scene,
     fp,
     ledger_count,
@@ -56,7 +57,7 @@ def _refused(s: SotcScene, actor: Any, flow: Flow, name: str, code: str, **param
 def test_a_declaration_costs_a_point_only_when_the_gm_approves_it(s: SotcScene) -> None:
     """Vector 150: FP 10 → approved 9; a vetoed one costs nothing (A34)."""
     flow = start(s.t.player, s.scene, "declaration", character=s.t.hero.pk, text="Llevo un mechero encima.")
-    assert flow.waiting_for["step"] == "approve" and fp(s.t.hero) == 10
+    assert awaited(flow)["approve"]["gm"] and fp(s.t.hero) == 10
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "approve")
     flow = step(s.gm, flow, "approve")
@@ -64,7 +65,7 @@ def test_a_declaration_costs_a_point_only_when_the_gm_approves_it(s: SotcScene) 
     assert LedgerEntry.objects.get(operation="declaration").params["gm_approved"] is True
     with pytest.raises(RulesError) as info:
         step(s.gm, flow, "approve")
-    assert info.value.code == "flow_closed" and fp(s.t.hero) == 9
+    assert info.value.code == "step_not_available" and fp(s.t.hero) == 9
     vetoed = start(s.t.player, s.scene, "declaration", character=s.t.hero.pk, text="El Barón es mi primo.")
     vetoed = step(s.gm, vetoed, "veto")
     assert vetoed.state["phase"] == "vetoed" and fp(s.t.hero) == 9
@@ -130,18 +131,18 @@ def test_a_close_enough_guess_reveals_the_aspect_and_its_point_pays_the_invocati
     flow, hidden = _window(s)
     effort = flow.state["sides"]["a"]["effort"]
     flow = _guess(s, flow)
-    assert fp(s.t.hero) == 9 and flow.waiting_for["step"] == "rule_guess"
+    assert fp(s.t.hero) == 9 and list(awaited(flow)) == ["rule_guess"]
     assert LedgerEntry.objects.filter(operation="guess").count() == 1
-    _refused(s, s.gm, flow, "close", "requests_pending")
+    _refused(s, s.gm, flow, "close", "step_not_available")
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "rule_guess", ruling="close_enough", aspect=f"s:{hidden.pk}")
     _refused(s, s.gm, flow, "rule_guess", "aspect_required", ruling="close_enough")
     flow = step(s.gm, flow, "rule_guess", ruling="close_enough", aspect=f"s:{hidden.pk}")
     assert flow.state["sides"]["a"]["effort"] == effort + 2 and fp(s.t.hero) == 9
-    assert flow.state["guesses"] == [] and f"s:{hidden.pk}" in flow.state["sides"]["a"]["invoked"]
+    assert flow.state["guesses"] == [] and f"s:{hidden.pk}" in flow.state["sides"]["a"]["roll"]["invoked_aspect_ids"]
     roll = Roll.objects.get(pk=flow.state["roll"])
     assert "es «Rincones oscuros»" in roll.follow_ups.last().summary_es
-    _refused(s, s.gm, flow, "rule_guess", "no_guess", ruling="miss_secret")
+    _refused(s, s.gm, flow, "rule_guess", "step_not_available", ruling="miss_secret")
     flow = step(s.gm, flow, "close")
     assert flow.status == FlowStatus.SETTLED
 
@@ -154,7 +155,7 @@ def test_a_miss_refunds_the_point_unless_the_absence_is_a_secret(s: SotcScene) -
     assert fp(s.t.hero) == 10 and LedgerEntry.objects.filter(operation="guess_refund").count() == 1
     flow = _guess(s, flow, "Sentimiento de culpa")
     flow = step(s.gm, flow, "rule_guess", ruling="miss_secret")
-    assert fp(s.t.hero) == 9 and flow.state["sides"]["a"]["invoked"] == []
+    assert fp(s.t.hero) == 9 and flow.state["sides"]["a"]["roll"]["invoked_aspect_ids"] == []
 
 
 def test_a_guess_defeated_by_deception(s: SotcScene) -> None:
@@ -204,9 +205,8 @@ def test_spin_from_a_crushing_defence_helps_the_very_next_action_once(s: SotcSce
     _refused(s, s.t.player2, flow, "spin", "invalid_value", side="a", sign=0)
     flow = step(s.t.player2, flow, "spin", side="a", sign=1)
     assert flow.state["sides"]["a"]["effort"] == effort + 1 and flow.state["spin_use"]["status"] == "used"
-    assert {"source": "spin", "value": 1, "ref": str(s.t.rival.pk)} in flow.state["sides"]["a"]["modifiers"]
-    with pytest.raises(PermissionDenied):  # once
-        step(s.t.player2, flow, "spin", side="a", sign=1)
+    assert {"source": "spin", "value": 1, "ref": str(s.t.rival.pk)} in flow.state["sides"]["a"]["roll"]["modifiers"]
+    _refused(s, s.t.player2, flow, "spin", "step_not_available", side="a", sign=1)  # once
     step(s.gm, flow, "close")
     later = start(
         s.t.player2,
@@ -214,7 +214,7 @@ def test_spin_from_a_crushing_defence_helps_the_very_next_action_once(s: SotcSce
         "invocation",
         roll=posted_roll(s, ZERO, author=s.t.player2, character=s.t.rival, skill="athletics").pk,
     )
-    assert "spin_use" not in later.state  # lapsed: only the very next action
+    assert later.state["spin_use"] is None  # lapsed: only the very next action
 
 
 def test_no_spin_after_an_ordinary_defence(s: SotcScene) -> None:
@@ -222,9 +222,8 @@ def test_no_spin_after_an_ordinary_defence(s: SotcScene) -> None:
     assert attack.state["spin"] is False
     roll = posted_roll(s, ZERO, author=s.t.player2, character=s.t.rival, skill="athletics")
     flow = start(s.t.player2, s.scene, "invocation", roll=roll.pk)
-    assert "spin_use" not in flow.state
-    with pytest.raises(PermissionDenied):
-        step(s.t.player2, flow, "spin", side="a", sign=1)
+    assert flow.state["spin_use"] is None
+    _refused(s, s.t.player2, flow, "spin", "step_not_available", side="a", sign=1)
 
 
 # --- through the API and the fragment ---------------------------------------------------------------------
@@ -243,7 +242,7 @@ def test_guess_and_declaration_through_the_api(s: SotcScene) -> None:
     html_client = Client()
     html_client.force_login(s.gm)
     html = html_client.get(f"/flows/{flow.pk}/").content.decode()
-    assert "Aspecto adivinado: «Pobremente iluminado»" in html and "Juzgar" in html
+    assert "Aspecto adivinado: «Pobremente iluminado»" in html and "Juzgar el aspecto adivinado" in html
     set_sheet(s.t.hero, fate_points=0)
     response = api.post(
         f"/api/scenes/{s.scene.pk}/flows/",

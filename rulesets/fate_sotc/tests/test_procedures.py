@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from django.core.exceptions import PermissionDenied
 
+from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.models import SceneAspect
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.selectors import flow_views
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets.fate_sotc.tests.scene_fixtures import (
     MINUS3,
@@ -20,9 +22,11 @@ from rulesets.fate_sotc.tests.scene_fixtures import (
     ZERO,
     SotcScene,
     aspect_ref,
+    awaited,
     build_scene,
     fp,
     ledger_count,
+    lines,
     set_sheet,
     sheet,
     start,
@@ -54,6 +58,13 @@ def posted_roll(s: SotcScene, dice: list[int], *, author: Any = None, character:
     return post.rolls.get()
 
 
+def offered_values(user: Any, s: SotcScene, flow: Flow, step_key: str, field: str) -> list[str]:
+    """The values a step's picker offers this user on the page."""
+    view = flow_views(policy.viewer_for(user, s.t.campaign), [flow], "es")[0]
+    action = next(a for a in view.actions if a.step == step_key)
+    return [choice.value for choice in action.choices[field]]
+
+
 def refused(s: SotcScene, actor: Any, flow: Flow, name: str, code: str, **params: Any) -> None:
     """The rules refuse the step and nothing changes: state, sheets, ledger, steps, follow-ups."""
     flow.refresh_from_db()
@@ -77,14 +88,14 @@ def test_invocations_after_the_roll_plus_two_survives_a_reroll(s: SotcScene) -> 
     flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
     flow = step(s.t.player, flow, "invoke", aspect=aspect_ref(s.t.hero), mode="bonus")
     assert fp(s.t.hero) == 10, "no PD moves before the GM approves"
-    assert flow.waiting_for["step"] == "approve" and flow.waiting_for["who"] == "gm"
+    assert list(awaited(flow)) == ["approve"] and awaited(flow)["approve"]["gm"]
     flow = step(s.gm, flow, "approve")
     assert fp(s.t.hero) == 9 and flow.state["sides"]["a"]["effort"] == 2
     flow = step(s.t.player, flow, "invoke", aspect=aspect_ref(s.t.hero, "aspecto-2"), mode="reroll")
     flow = step(s.gm, flow, "approve", dice=[5, 3, 3, 3])
     side = flow.state["sides"]["a"]
     assert side["effort"] == 6 and fp(s.t.hero) == 8
-    assert side["history"][0]["total"] == -3, "the replaced dice stay as evidence"
+    assert side["roll"]["history"][0]["total"] == -3, "the replaced dice stay as evidence"
     assert Roll.objects.get(pk=roll.pk).result["sides"][0]["effort"] == 0, "the roll itself is never edited"
     flow = step(s.gm, flow, "close")
     assert flow.status == FlowStatus.SETTLED
@@ -124,14 +135,15 @@ def test_fp_advantage_and_rejection_and_who_acts(s: SotcScene) -> None:
             step(intruder, flow, "approve")
     with pytest.raises(PermissionDenied):
         step(s.t.player2, flow, "invoke", aspect=aspect_ref(s.t.rival))
-    refused(s, s.gm, flow, "close", "requests_pending")
+    refused(s, s.gm, flow, "close", "step_not_available")
     flow = step(s.gm, flow, "reject")
     assert fp(s.t.hero) == 9 and flow.state["sides"]["a"]["effort"] == 5
     flow = step(s.gm, flow, "close")
-    assert flow.state["final"] == {"success": False, "critical": False, "shifts": 0, "failure_margin": 1}
+    final = flow.state["final"]
+    assert (final["success"], final["critical"], final["shifts"], final["failure_margin"]) == (False, False, 0, 1)
     with pytest.raises(RulesError) as info:
         step(s.gm, flow, "close")
-    assert info.value.code == "flow_closed"
+    assert info.value.code == "step_not_available"
 
 
 def test_a_replayed_approval_spends_once(s: SotcScene) -> None:
@@ -151,7 +163,7 @@ def test_one_window_per_roll_and_only_the_roller_or_gm_opens_it(s: SotcScene) ->
     start(s.t.player, s.scene, "invocation", roll=roll.pk)
     with pytest.raises(RulesError) as info:
         start(s.gm, s.scene, "invocation", roll=roll.pk)
-    assert info.value.code == "window_exists"
+    assert info.value.code == "roll_not_open"
 
 
 def test_tagging_an_opponents_aspect_against_them_pays_them_when_the_window_closes(s: SotcScene) -> None:
@@ -173,15 +185,19 @@ def test_secret_difficulty_stays_out_of_the_public_state(s: SotcScene) -> None:
     flow = start(s.gm, s.scene, "invocation", roll=roll.pk)
     assert flow.secret_state == {"difficulty": 4}
     flow = step(s.gm, flow, "close")
-    assert flow.state["final"] == {"success": True, "critical": False}
-    assert "4" not in flow.state["final_es"].replace("+5", "") and "secreta" in flow.state["final_es"]
+    final = flow.state["final"]
+    assert (final["success"], final["critical"], final["shifts"], final["failure_margin"]) == (True, False, None, None)
+    assert "4" not in final["es"].replace("+5", "") and "secreta" in final["es"]
+    assert lines(flow, gm_only=True) == ["Dificultad secreta: Grande (+4)"]
+    assert all("Grande (+4)" not in text for text in lines(flow, gm_only=False))
 
 
 def test_hidden_scene_aspects_cannot_be_tagged_without_knowing_them(s: SotcScene) -> None:
     hidden = campaign_services.add_scene_aspect(actor=s.gm, scene=s.scene, text="Rincones oscuros", hidden=True)
     roll = posted_roll(s, ZERO, skill="stealth", difficulty=2)
     flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
-    assert all(a["ref"] != f"s:{hidden.pk}" for a in flow.state["aspects"])
+    assert f"s:{hidden.pk}" not in offered_values(s.t.player, s, flow, "invoke", "aspect")
+    assert f"s:{hidden.pk}" in offered_values(s.gm, s, flow, "invoke", "aspect")
     refused(s, s.t.player, flow, "invoke", "aspect_unknown_to_invoker", aspect=f"s:{hidden.pk}")
 
 
@@ -194,7 +210,7 @@ def compel(s: SotcScene, kind: str = "gm") -> Flow:
 
 def test_compel_accepted_earns_the_point_and_settles_once(s: SotcScene) -> None:
     flow = compel(s)
-    assert flow.waiting_for["users"] == [s.t.player.pk]
+    assert awaited(flow)["accept"]["users"] == [s.t.player.pk]
     with pytest.raises(PermissionDenied):
         step(s.gm, flow, "accept")  # a GM does not accept for a player
     flow = step(s.t.player, flow, "accept")
@@ -203,7 +219,7 @@ def test_compel_accepted_earns_the_point_and_settles_once(s: SotcScene) -> None:
     assert entry.actor == s.t.player and entry.changes == {f"character.{s.t.hero.pk}.fate_points": [10, 11]}
     with pytest.raises(RulesError) as info:
         step(s.t.player, flow, "accept")
-    assert info.value.code == "flow_closed"
+    assert info.value.code == "step_not_available"
     assert fp(s.t.hero) == 11
 
 
@@ -212,8 +228,8 @@ def test_compel_escalation_then_accept_and_buy_off(s: SotcScene) -> None:
     set_sheet(s.t.hero, fate_points=3)
     flow = compel(s)
     flow = step(s.t.player, flow, "decline")
-    assert flow.waiting_for["who"] == "gm" and fp(s.t.hero) == 3
-    refused(s, s.t.player, flow, "accept", "out_of_order")
+    assert awaited(flow)["stand"]["gm"] and fp(s.t.hero) == 3
+    refused(s, s.t.player, flow, "accept", "step_not_available")
     flow = step(s.gm, flow, "escalate")
     flow = step(s.t.player, flow, "accept")
     assert fp(s.t.hero) == 5
@@ -232,7 +248,7 @@ def test_a_compel_you_cannot_pay_for_must_be_accepted(s: SotcScene) -> None:
     set_sheet(s.t.hero, fate_points=0)
     flow = compel(s)
     refused(s, s.t.player, flow, "decline", "compel_not_refusable")
-    refused(s, s.gm, flow, "stand", "out_of_order")
+    refused(s, s.gm, flow, "stand", "step_not_available")
     step(s.t.player, flow, "accept")
     assert fp(s.t.hero) == 1
 
@@ -263,10 +279,10 @@ def test_attack_hit_becomes_the_defenders_absorption_choice(s: SotcScene) -> Non
     """Puntería 5 + 0 vs Atletismo 4 + 0: a hit of 1 on Salud; the defender marks box 1."""
     flow = attack(s, ZERO + ZERO)
     assert flow.state["sides"]["a"]["effort"] == 5 and flow.state["sides"]["b"]["effort"] == 4
-    refused(s, s.t.player2, flow, "absorb", "out_of_order", choice="box")
+    refused(s, s.t.player2, flow, "absorb", "step_not_available", choice="box")
     flow = step(s.gm, flow, "close")
     assert flow.state["phase"] == "absorb" and flow.state["hit"] == 1
-    assert flow.waiting_for == {**flow.waiting_for, "step": "absorb", "users": [s.t.player2.pk]}
+    assert list(awaited(flow)) == ["absorb"] and awaited(flow)["absorb"]["users"] == [s.t.player2.pk]
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "absorb", choice="box")
     flow = step(s.t.player2, flow, "absorb", choice="box")
@@ -289,7 +305,7 @@ def test_a_hit_that_cannot_be_marked_needs_a_consequence_and_a_severe_one_takes_
     flow = step(s.gm, flow, "close")
     flow = step(s.t.player2, flow, "absorb", choice="box")
     assert sheet(s.t.rival)["status"] == "taken_out"
-    assert "derrotado" in flow.state["absorbed"]
+    assert "derrotado" in lines(flow)[-1] and "taken out" in lines(flow, "en")[-1]
 
 
 def test_defender_invokes_in_the_window_and_the_attack_misses(s: SotcScene) -> None:
@@ -322,7 +338,7 @@ def test_concession_refused_as_reasonable_moves_points_then_the_hit_lands(s: Sot
     flow = step(s.gm, flow, "close")
     refused(s, s.t.player2, flow, "absorb", "terms_required", choice="concede")
     flow = step(s.t.player2, flow, "absorb", choice="concede", terms="Huyo con el mapa roto")
-    assert flow.waiting_for["users"] == [s.t.player.pk]
+    assert awaited(flow)["answer"]["users"] == [s.t.player.pk]
     flow = step(s.t.player, flow, "answer", accept="0")
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "rule", reasonable="1")
@@ -355,7 +371,7 @@ def maneuver(s: SotcScene, dice: list[int], target: str, **over: Any) -> Flow:
 def test_maneuver_on_a_character_places_a_fragile_aspect_with_a_free_invocation(s: SotcScene) -> None:
     flow = maneuver(s, PLUS2 + ZERO, str(s.t.rival.pk), defense_skill="athletics")  # 6 vs 4
     flow = step(s.gm, flow, "close")
-    assert flow.state["phase"] == "target" and flow.waiting_for["users"] == [s.t.player2.pk]
+    assert flow.state["phase"] == "target" and awaited(flow)["accept"]["users"] == [s.t.player2.pk]
     flow = step(s.t.player2, flow, "accept")
     flow = step(s.gm, flow, "place", sticky="1")  # 2 shifts: sticky needs a critical success
     placed = sheet(s.t.rival)["temporary_aspects"][0]
@@ -388,7 +404,7 @@ def test_maneuver_target_pays_to_avoid_and_a_tie_fails(s: SotcScene) -> None:
 def test_scene_maneuver_creates_a_scene_aspect_whose_free_invocation_is_used_once(s: SotcScene) -> None:
     flow = maneuver(s, ZERO, "scene", skill="might", difficulty=1, text="¡Fuego!")
     flow = step(s.gm, flow, "close")
-    assert flow.waiting_for["step"] == "place" and flow.waiting_for["who"] == "gm"
+    assert list(awaited(flow)) == ["place"] and awaited(flow)["place"]["gm"]
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "place")
     flow = step(s.gm, flow, "place")

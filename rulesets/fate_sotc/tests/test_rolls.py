@@ -16,12 +16,12 @@ from accounts.models import User
 from campaigns import policy
 from characters.models import LedgerEntry
 from rolls.models import Flow, Roll
-from rolls.selectors import flow_views, view_roll
+from rolls.selectors import flow_views, opening_choices, view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
 from rulesets.fate_sotc.builder import RollBuilderForm
 from rulesets.fate_sotc.rolls import BINDING
-from rulesets.fate_sotc.tests.scene_fixtures import ZERO, SotcScene, build_scene, fp, start, step
+from rulesets.fate_sotc.tests.scene_fixtures import ZERO, SotcScene, build_scene, fp, lines, start, step
 from systems.dice import ScriptedDice
 from systems.fate_sotc.settings import DEFAULT_SETTINGS
 
@@ -188,7 +188,7 @@ def test_compel_through_the_api_settles_once(s: SotcScene) -> None:
     )
     assert response.status_code == 201, response.content
     flow_id = response.json()["id"]
-    assert response.json()["waiting_for"]["users"] == [s.t.player.pk]
+    assert response.json()["waiting_for"]["steps"][0]["users"] == [s.t.player.pk]
     body = {"step": "accept", "params": {}, "idempotency_key": "k-1"}
     forbidden = api(s.t.player2).post(f"/api/flows/{flow_id}/steps/", body, format="json")
     assert forbidden.status_code == 403
@@ -197,11 +197,11 @@ def test_compel_through_the_api_settles_once(s: SotcScene) -> None:
     assert (first.status_code, again.status_code) == (201, 200)
     assert fp(s.t.hero) == 11 and LedgerEntry.objects.filter(operation="compel_accepted").count() == 1
     late = api(s.t.player).post(f"/api/flows/{flow_id}/steps/", {**body, "idempotency_key": "k-2"}, format="json")
-    assert late.status_code == 400 and late.json()["error"]["code"] == "flow_closed"
+    assert late.status_code == 400 and late.json()["error"]["code"] == "step_not_available"
 
 
 def test_attack_through_the_api_with_refusals(s: SotcScene, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("rolls.flows.SystemDice", lambda: ScriptedDice(ZERO + ZERO))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice(ZERO + ZERO))
     params = {"attacker": s.t.hero.pk, "skill": "guns", "defender": s.t.rival.pk, "defense_skill": "athletics"}
     response = api(s.t.player).post(
         f"/api/scenes/{s.scene.pk}/flows/", {"kind": "attack", "params": params}, format="json"
@@ -217,16 +217,16 @@ def test_attack_through_the_api_with_refusals(s: SotcScene, monkeypatch: pytest.
         {"step": "absorb", "params": {"choice": "box"}, "idempotency_key": "a"},
         format="json",
     )
-    assert early.status_code == 400 and early.json()["error"]["code"] == "out_of_order"
+    assert early.status_code == 400 and early.json()["error"]["code"] == "step_not_available"
     closed = api(s.gm).post(f"/api/flows/{flow_id}/steps/", {"step": "close", "idempotency_key": "b"}, format="json")
-    assert closed.status_code == 201 and closed.json()["waiting_for"]["step"] == "absorb"
+    assert closed.status_code == 201 and [w["step"] for w in closed.json()["waiting_for"]["steps"]] == ["absorb"]
     done = api(s.t.player2).post(
         f"/api/flows/{flow_id}/steps/",
         {"step": "absorb", "params": {"choice": "box"}, "idempotency_key": "c"},
         format="json",
     )
     assert done.status_code == 201 and done.json()["status"] == "settled"
-    assert Flow.objects.get(pk=flow_id).state["absorbed"] == "Jet Black marca la casilla 1 de Salud"
+    assert lines(Flow.objects.get(pk=flow_id))[-1] == "Jet Black marca la casilla 1 de Salud"
 
 
 def test_flow_fragments_render_for_each_kind_and_step(s: SotcScene) -> None:
@@ -261,6 +261,7 @@ def test_flow_fragments_render_for_each_kind_and_step(s: SotcScene) -> None:
             {"view": flow_views(viewer, [window], "es")[0], "viewer": viewer, "new_idempotency_key": uuid.uuid4},
         )
     start_html = render_to_string(
-        "fate_sotc/procedures/_start.html", {"scene": s.scene, "viewer": gm, "new_idempotency_key": uuid.uuid4}
+        "fate_sotc/procedures/_start.html",
+        {"scene": s.scene, "viewer": gm, "openings": opening_choices(s.scene, gm), "new_idempotency_key": uuid.uuid4},
     )
     assert "Forzar un aspecto" in start_html
