@@ -126,7 +126,12 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
-    earlier = _earlier_procedures(scene, flow) if reads.earlier_procedures else []
+    earlier: list[EarlierProcedure] = []
+    if reads.earlier_procedures:
+        rows_earlier = (
+            Flow.objects.filter(scene_id=scene.pk, pk__lt=flow.pk) if flow and flow.pk else Flow.objects.none()
+        )
+        earlier = [EarlierProcedure(f.pk, f.kind, f.status, dict(f.state)) for f in rows_earlier.order_by("-pk")[:20]]
     return Table(
         campaign_id=campaign.pk,
         scene_id=scene.pk,
@@ -139,14 +144,6 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         open_rolls=open_rolls,
         earlier=earlier,
     )
-
-
-def _earlier_procedures(scene: Scene, flow: Flow | None) -> list[EarlierProcedure]:
-    """The scene's procedures opened before ``flow``, newest first (public state only)."""
-    if flow is None or not flow.pk:
-        return []
-    rows = Flow.objects.filter(scene_id=scene.pk, pk__lt=flow.pk).order_by("-pk")[:20]
-    return [EarlierProcedure(f.pk, f.kind, f.status, dict(f.state)) for f in rows]
 
 
 def parse_params(model: type[BaseModel], params: Mapping[str, Any]) -> Any:
