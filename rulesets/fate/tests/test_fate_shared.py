@@ -226,3 +226,13 @@ def test_window_accounting_spends_gives_back_and_writes_back() -> None:
     assert uses.left(t.board[1]) == 1
     assert uses.board_changes(t) == [UpdateAspect(1, free_invocations=1), RemoveAspect(3)]
     assert BoardFreeUses.model_validate(uses.model_dump(mode="json")) == uses  # lives in a JSON state
+
+
+def test_picker_labels_in_english() -> None:
+    from django.utils import translation
+
+    with translation.override("en"):
+        labels = [c.label for c in aspect_choices(table(), GM, aspects_of)]
+    assert labels[0] == "“Salón abarrotado” · 2 free invocations"
+    assert labels[1] == "“Trampilla secreta” (hidden)"
+    assert "Ana: “Brazo magullado” (leve) · 1 free invocation" in labels
