@@ -13,6 +13,7 @@ from pydantic import Field
 
 from campaigns import policy
 from rulesets.fate_sotc.procedures.common import (
+    SEVERITY,
     Params,
     character_choices,
     fate_points_words,
@@ -47,19 +48,12 @@ from rulesets.kit.procedures import (
 from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import RollSpec
 from rulesets.kit.table import GM, Actor, CharacterFacts, Reads, Table, in_both
-from systems.fate_sotc.consequences import Severity
 from systems.fate_sotc.defeat import resolve_concession
 from systems.fate_sotc.operations import TakeHitParams, take_hit
 from systems.fate_sotc.resolution import Track, resolve_attack
 from systems.fate_sotc.sheet import FateSotcSheet
 from systems.fate_sotc.stress import Marked, apply_hit
 from systems.registry import Names
-
-SEVERITY = {
-    Severity.LEVE: gettext_lazy("leve"),
-    Severity.MODERADA: gettext_lazy("moderada"),
-    Severity.SEVERA: gettext_lazy("severa"),
-}
 
 
 class AttackState(WindowState):

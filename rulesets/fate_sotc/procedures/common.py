@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from campaigns import policy
@@ -18,6 +19,7 @@ from rulesets.kit.procedures import Choice, RecordLine
 from rulesets.kit.refusals import refuse
 from rulesets.kit.table import GM, Actor, CharacterFacts, StoredRoll, Table, in_both
 from systems.errors import RulesError
+from systems.fate_sotc.consequences import Severity
 from systems.fate_sotc.dice import FateDice
 from systems.fate_sotc.fate_points import Wallet
 from systems.fate_sotc.invocation import RollState
@@ -26,6 +28,12 @@ from systems.fate_sotc.resolution import Modifier, ModifierSource
 from systems.fate_sotc.settings import FateSotcSettings
 from systems.fate_sotc.sheet import FateSotcSheet
 from systems.registry import Names
+
+SEVERITY = {
+    Severity.LEVE: gettext_lazy("leve"),
+    Severity.MODERADA: gettext_lazy("moderada"),
+    Severity.SEVERA: gettext_lazy("severa"),
+}
 
 
 class Params(BaseModel):

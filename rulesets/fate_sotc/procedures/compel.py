@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, Field
 
 from campaigns import policy
-from rulesets.fate_sotc.procedures.aspects import aspect_choices, resolve_aspect
+from rulesets.fate_sotc.procedures.aspects import aspect_choices, parse_ref, resolve_aspect
 from rulesets.fate_sotc.procedures.common import (
     Params,
     character_choices,
@@ -34,6 +34,7 @@ from rulesets.kit.procedures import (
 )
 from rulesets.kit.refusals import refuse
 from rulesets.kit.table import GM, Actor, Reads, Table, in_both
+from systems.errors import RulesError
 from systems.fate_sotc.compels import (
     Compel,
     CompelKind,
@@ -65,11 +66,13 @@ class CompelOpen(Params):
 
 def _aspect_text(given: OpeningInput[CompelOpen], character_id: int) -> str:
     """The compelled aspect: picked (a reference the table holds) or written (an aspect the GM names)."""
-    ref = given.params.aspect
-    if ref[:2] in ("c:", "k:", "s:"):
-        aspect, _stored = resolve_aspect(given.table, ref, str(character_id))
-        return aspect.text
-    return ref.strip()
+    value = given.params.aspect
+    try:
+        parse_ref(value)
+    except RulesError:
+        return value.strip()  # the GM names an aspect in words (one the board or sheets do not hold yet)
+    aspect, _stored = resolve_aspect(given.table, value, str(character_id))
+    return aspect.text
 
 
 def open_compel(given: OpeningInput[CompelOpen]) -> Outcome[CompelState]:

@@ -125,7 +125,7 @@ def opening_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequenc
     mine = [c for c in table.characters.values() if c.approved and policy.controls_character(viewer, c)]
     return {
         "character": own_character_choices(table, viewer),
-        "aspect": [choice for c in mine for choice in own_aspect_choices(c)],
+        "aspect": [choice for c in mine for choice in own_aspect_choices(c, table)],
     }
 
 

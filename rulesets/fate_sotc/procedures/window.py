@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, Field
 
 from campaigns import policy
-from rulesets.fate_sotc.procedures.aspects import aspect_choices, resolve_aspect, written_back
+from rulesets.fate_sotc.procedures.aspects import aspect_choices, offered, resolve_aspect, written_back
 from rulesets.fate_sotc.procedures.common import (
     Params,
     Side,
@@ -252,6 +252,7 @@ def mode_words(mode: InvokeMode) -> str:
 def _check_request(given: StepInput[Any, InvokeParams], side: Side, character: CharacterFacts) -> str:
     """Refuse now what the rules would refuse on approval (the GM's approval is the only missing piece)."""
     chosen, state = given.params, given.state
+    offered(chosen.aspect, invoke_choices(state, given.table, given.viewer)["aspect"])
     aspect, _stored = resolve_aspect(given.table, chosen.aspect, str(character.id))
     mine = [r for r in state.requests if r.side == chosen.side]
     if aspect.id in side.roll.invoked_aspect_ids or chosen.aspect in {r.aspect for r in mine}:
@@ -520,6 +521,7 @@ def run_rule_guess(given: StepInput[S, RuleGuessParams]) -> Outcome[S]:
     if chosen.ruling is GuessRuling.CLOSE_ENOUGH:
         if not chosen.aspect:
             raise refuse("aspect_required", "Indica el aspecto real.", "Name the real aspect.")
+        offered(chosen.aspect, guess_choices(state, table, given.viewer)["aspect"])
         real, stored = resolve_aspect(table, chosen.aspect, str(guesser.id))
     deceiver = table.character(chosen.deceiver) if chosen.deceiver is not None else None
     dice, reroll = None, None
@@ -633,7 +635,9 @@ def _side_choices(state: WindowState, table: Table, viewer: policy.Viewer) -> li
 
 
 def invoke_choices(state: WindowState, table: Table, viewer: policy.Viewer) -> Mapping[str, Sequence[Choice]]:
+    # The sides' characters first, then everyone else's aspects in play (a maneuver's aspect on a third).
     ids = [s.character_id for s in state.sides.values() if s.character_id is not None]
+    ids += [c.id for c in table.characters.values() if c.approved]
     return {
         "side": _side_choices(state, table, viewer),
         "aspect": aspect_choices(table, ids, viewer),

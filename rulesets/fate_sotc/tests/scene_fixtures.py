@@ -85,7 +85,7 @@ def step(
 
 
 def aspect_ref(character: Character, aspect_id: str = "aspecto-1") -> str:
-    return f"c:{character.pk}:{aspect_id}"
+    return f"character:{character.pk}:{aspect_id}"
 
 
 def awaited(flow: Flow) -> dict[str, dict[str, Any]]:

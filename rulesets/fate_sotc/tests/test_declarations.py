@@ -135,11 +135,12 @@ def test_a_close_enough_guess_reveals_the_aspect_and_its_point_pays_the_invocati
     assert LedgerEntry.objects.filter(operation="guess").count() == 1
     _refused(s, s.gm, flow, "close", "step_not_available")
     with pytest.raises(PermissionDenied):
-        step(s.t.player, flow, "rule_guess", ruling="close_enough", aspect=f"s:{hidden.pk}")
+        step(s.t.player, flow, "rule_guess", ruling="close_enough", aspect=f"scene:{hidden.pk}")
     _refused(s, s.gm, flow, "rule_guess", "aspect_required", ruling="close_enough")
-    flow = step(s.gm, flow, "rule_guess", ruling="close_enough", aspect=f"s:{hidden.pk}")
+    flow = step(s.gm, flow, "rule_guess", ruling="close_enough", aspect=f"scene:{hidden.pk}")
     assert flow.state["sides"]["a"]["effort"] == effort + 2 and fp(s.t.hero) == 9
-    assert flow.state["guesses"] == [] and f"s:{hidden.pk}" in flow.state["sides"]["a"]["roll"]["invoked_aspect_ids"]
+    invoked = flow.state["sides"]["a"]["roll"]["invoked_aspect_ids"]
+    assert flow.state["guesses"] == [] and f"scene:{hidden.pk}" in invoked
     roll = Roll.objects.get(pk=flow.state["roll"])
     assert "es «Rincones oscuros»" in roll.follow_ups.last().summary_es
     _refused(s, s.gm, flow, "rule_guess", "step_not_available", ruling="miss_secret")

@@ -196,9 +196,9 @@ def test_hidden_scene_aspects_cannot_be_tagged_without_knowing_them(s: SotcScene
     hidden = campaign_services.add_scene_aspect(actor=s.gm, scene=s.scene, text="Rincones oscuros", hidden=True)
     roll = posted_roll(s, ZERO, skill="stealth", difficulty=2)
     flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
-    assert f"s:{hidden.pk}" not in offered_values(s.t.player, s, flow, "invoke", "aspect")
-    assert f"s:{hidden.pk}" in offered_values(s.gm, s, flow, "invoke", "aspect")
-    refused(s, s.t.player, flow, "invoke", "aspect_unknown_to_invoker", aspect=f"s:{hidden.pk}")
+    assert f"scene:{hidden.pk}" not in offered_values(s.t.player, s, flow, "invoke", "aspect")
+    assert f"scene:{hidden.pk}" in offered_values(s.gm, s, flow, "invoke", "aspect")
+    refused(s, s.t.player, flow, "invoke", "aspect_not_offered", aspect=f"scene:{hidden.pk}")
 
 
 # --- compels --------------------------------------------------------------------------------------------
@@ -382,13 +382,13 @@ def test_maneuver_on_a_character_places_a_fragile_aspect_with_a_free_invocation(
     # The creator's free invocation, on their next roll: free, then the fragile aspect is gone.
     roll = posted_roll(s, ZERO, skill="guns", difficulty=3)
     window = start(s.t.player, s.scene, "invocation", roll=roll.pk)
-    ref = f"c:{s.t.rival.pk}:{placed['id']}"
+    ref = f"character:{s.t.rival.pk}:{placed['id']}"
     with pytest.raises(PermissionDenied):  # only the roller's side invokes on this roll
         step(s.t.player2, window, "invoke", aspect=ref, payment="free")
     window = step(s.t.player, window, "invoke", aspect=ref, payment="free")
     step(s.gm, window, "approve")
     assert fp(s.t.hero) == 10 and sheet(s.t.rival)["temporary_aspects"] == []
-    refused(s, s.t.player, window, "invoke", "unknown_aspect", aspect=ref)  # a fragile aspect is gone
+    refused(s, s.t.player, window, "invoke", "aspect_not_offered", aspect=ref)  # a fragile aspect is gone
 
 
 def test_maneuver_target_pays_to_avoid_and_a_tie_fails(s: SotcScene) -> None:
@@ -413,12 +413,12 @@ def test_scene_maneuver_creates_a_scene_aspect_whose_free_invocation_is_used_onc
     roll = posted_roll(s, ZERO, skill="guns", difficulty=3)
     window = start(s.t.player, s.scene, "invocation", roll=roll.pk)
     other = campaign_services.add_scene_aspect(actor=s.gm, scene=s.scene, text="Tramoyas", free_invocations=1)
-    window = step(s.t.player, window, "invoke", aspect=f"s:{row.pk}", payment="free")
-    refused(s, s.t.player, window, "invoke", "free_invocation_limit", aspect=f"s:{other.pk}", payment="free")
+    window = step(s.t.player, window, "invoke", aspect=f"scene:{row.pk}", payment="free")
+    refused(s, s.t.player, window, "invoke", "free_invocation_limit", aspect=f"scene:{other.pk}", payment="free")
     step(s.gm, window, "approve")
     row.refresh_from_db()
     assert row.free_invocations == 0 and fp(s.t.hero) == 10
-    refused(s, s.t.player, window, "invoke", "aspect_already_invoked_on_roll", aspect=f"s:{row.pk}")
+    refused(s, s.t.player, window, "invoke", "aspect_already_invoked_on_roll", aspect=f"scene:{row.pk}")
 
 
 def test_gm_may_deny_the_scene_aspect(s: SotcScene) -> None:

@@ -234,7 +234,7 @@ def test_flow_fragments_render_for_each_kind_and_step(s: SotcScene) -> None:
     player = policy.viewer_for(s.t.player, s.t.campaign)
     made = roll(s, ZERO, skill="pilot", difficulty=3)
     window = start(s.t.player, s.scene, "invocation", roll=made.pk)
-    step(s.t.player, window, "invoke", aspect=f"c:{s.t.hero.pk}:aspecto-1")
+    step(s.t.player, window, "invoke", aspect=f"character:{s.t.hero.pk}:aspecto-1")
     flows = [
         window,
         start(s.gm, s.scene, "compel", character=s.t.hero.pk, aspect="Orgullosa"),
