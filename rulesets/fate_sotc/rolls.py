@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
 from systems.errors import RulesError
@@ -72,6 +73,31 @@ def _error(code: str, es: str, en: str) -> RulesError:
     return RulesError(code, es, en)
 
 
+def skill_key(value: str, settings: FateSotcSettings, field: str = "skill") -> str:
+    """The catalogue key of a skill given by key or by its name in either language ("Atletismo",
+    "athletics", "Athletics"). Anything else is refused: a skill typed wrong never rolls at Mediocre."""
+    wanted = value.strip().casefold()
+    for skill in settings.skill_catalogue:
+        if wanted in (skill.key.casefold(), skill.label_es.casefold(), skill.label_en.casefold()):
+            return skill.key
+    raise refuse(
+        "unknown_skill",
+        f"«{value}» no es una habilidad de la lista.",
+        f"'{value}' is not a skill on the list.",
+        field=field,
+    )
+
+
+def with_skill_keys(chosen: RollData, settings: FateSotcSettings) -> RollData:
+    """The request with its skills as catalogue keys (a name typed as the page shows it resolves)."""
+    update = {
+        name: skill_key(value, settings, name)
+        for name, value in (("skill", chosen.skill), ("opposition_skill", chosen.opposition_skill))
+        if value
+    }
+    return chosen.model_copy(update=update) if update else chosen
+
+
 def skill_rating(sheet: Mapping[str, Any] | None, skill: str | None, fallback: int | None = None) -> int:
     """The rating of ``skill`` on the sheet: unlisted skills are Mediocre (0)."""
     if sheet is not None:
@@ -96,8 +122,8 @@ class FateSotcRollBinding:
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         if kind not in KINDS:
             raise _error("unknown_roll_kind", "Tipo de tirada desconocido.", "Unknown roll kind.")
-        chosen = RollData.model_validate(data)
         cfg = sotc_settings(settings)
+        chosen = with_skill_keys(RollData.model_validate(data), cfg)
         rating = skill_rating(sheet, chosen.skill, chosen.skill_rating)
         me = _side(chosen.skill, rating, chosen.modifier)
         other = _side(chosen.opposition_skill, chosen.opposition or 0)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, computed_field
 
 from campaigns import policy
-from rulesets.fate_sotc.rolls import skill_rating, sotc_settings
+from rulesets.fate_sotc.rolls import skill_key, skill_rating, sotc_settings
 from rulesets.fate_sotc.sheet import load_sheet
 from rulesets.kit.procedures import Choice, RecordLine
 from rulesets.kit.refusals import refuse
@@ -76,18 +76,8 @@ def line(render: Any, *, gm_only: bool = False, rolls: Sequence[int] = ()) -> Re
 
 
 def resolve_skill(value: str, settings: FateSotcSettings, field: str = "skill") -> str:
-    """The catalogue key of a skill given by key or by its name in either language ("Atletismo",
-    "athletics", "Athletics"). Anything else is refused: a skill typed wrong never rolls at Mediocre."""
-    wanted = value.strip().casefold()
-    for skill in settings.skill_catalogue:
-        if wanted in (skill.key.casefold(), skill.label_es.casefold(), skill.label_en.casefold()):
-            return skill.key
-    raise refuse(
-        "unknown_skill",
-        f"«{value}» no es una habilidad de la lista.",
-        f"'{value}' is not a skill on the list.",
-        field=field,
-    )
+    """A skill's catalogue key from its key or name (``rulesets.fate_sotc.rolls.skill_key``)."""
+    return skill_key(value, settings, field)
 
 
 def skill_name(settings: FateSotcSettings, key: str) -> str:
