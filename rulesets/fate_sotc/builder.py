@@ -4,18 +4,20 @@ from its sheet (unlisted skills are Mediocre), the difficulty or the opposition,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.policy import RollPowers
 from characters.models import Character, CharacterStatus
-from rolls.services import RollSpec
 from rulesets.fate_sotc.rolls import KIND_NAMES, sotc_settings
+from rulesets.kit.rolls import RollSpec
 from systems.fate_sotc.ladder import ladder_label
 
 OPPOSED = ("opposed", "attack", "maneuver")
+COMMON = ("character", "skill", "rating", "modifier", "label", "gm_only")
 
 
 class RollBuilderForm(forms.Form):
@@ -50,18 +52,32 @@ class RollBuilderForm(forms.Form):
         label=_("Tirada secreta"), required=False, help_text=_("Solo la ven los másters hasta que la revelen.")
     )
 
+    kind_field = "kind"
+    # The fields each roll type uses; the composer shows only those of the chosen type.
+    fields_by_kind: Mapping[str, Sequence[str]] = {
+        kind: (
+            *COMMON,
+            *(("difficulty", "secret") if kind == "simple" else ()),
+            *(("opposition", "opposition_skill", "opposition_name") if kind in OPPOSED else ()),
+            *(("track",) if kind == "attack" else ()),
+            *(("full_defense",) if kind in ("attack", "maneuver") else ()),
+        )
+        for kind in KIND_NAMES
+    }
+
     def __init__(
         self,
         data: Any = None,
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: RollPowers | None = None,
         settings: Any = None,
+        default_character: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, prefix=prefix, **kwargs)
-        self.is_gm = is_gm
+        self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.settings = sotc_settings(settings)
         self.characters = {c.pk: c for c in characters if c.status == CharacterStatus.APPROVED}
         self.fields["kind"].choices = [("", _("Sin tirada del sistema"))] + [
@@ -70,21 +86,34 @@ class RollBuilderForm(forms.Form):
         self.fields["character"].choices = [("", _("Sin personaje"))] + [
             (c.pk, c.name) for c in self.characters.values()
         ]
+        default = self.characters.get(default_character) if default_character is not None else None
+        if default is None and len(self.characters) == 1:
+            default = next(iter(self.characters.values()))
         skills = [(s.key, s.label_es) for s in self.settings.skill_catalogue]
-        only = next(iter(self.characters.values())) if len(self.characters) == 1 else None
-        if only is not None:  # one character: show each skill's rating from its sheet
-            ratings = only.sheet.get("skills") or {}
+        if default is not None:  # the preselected character: each skill's rating from its sheet, best first
+            ratings = default.sheet.get("skills") or {}
             skills = [(key, f"{label}: {ladder_label(int(ratings.get(key, 0)))}") for key, label in skills]
             skills.sort(key=lambda kv: -int(ratings.get(kv[0], 0)))
-            self.fields["character"].initial = only.pk
+            self.fields["character"].initial = default.pk
         self.fields["skill"].choices = [("", "—"), *skills]
         self.fields["opposition_skill"].choices = [("", "—")] + [
             (s.key, s.label_es) for s in self.settings.skill_catalogue
         ]
         self.fields["difficulty"].initial = self.settings.default_simple_difficulty
-        if not is_gm:
+        if not self.powers.secret_difficulty:
             del self.fields["secret"]
+        if not self.powers.secret_rolls:
             del self.fields["gm_only"]
+        if not self.powers.npc_dice:  # a rating without a character: the GM's extras only
+            del self.fields["rating"]
+
+    def kinds_of(self) -> list[tuple[Any, str]]:
+        """Each visible field with the roll types that use it ("" for the roll type picker itself)."""
+        uses: dict[str, list[str]] = {}
+        for kind, names in self.fields_by_kind.items():
+            for name in names:
+                uses.setdefault(name, []).append(kind)
+        return [(field, " ".join(uses.get(field.name, ()))) for field in self.visible_fields()]
 
     def character_lines(self) -> list[tuple[str, list[str]]]:
         """Each character's skills as the sheet shows them ("Piloto: Grande (+4)"), for the help text."""
@@ -102,7 +131,7 @@ class RollBuilderForm(forms.Form):
         kind = data.get("kind")
         if not kind:
             return data
-        if data.get("character") is None and self.characters and not self.is_gm:
+        if data.get("character") is None and self.characters and not self.powers.npc_dice:
             self.add_error("character", _("Elige con qué personaje tiras."))
         if data.get("character") is not None and not data.get("skill"):
             self.add_error("skill", _("Elige la habilidad."))

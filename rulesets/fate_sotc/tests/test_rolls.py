@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 import tintero.urls
 from accounts.models import User
 from campaigns import policy
+from campaigns.policy import RollPowers
 from characters.models import LedgerEntry
 from rolls.models import Flow, Roll
 from rolls.selectors import flow_views, opening_choices, view_roll
@@ -24,6 +25,8 @@ from rulesets.fate_sotc.rolls import BINDING
 from rulesets.fate_sotc.tests.scene_fixtures import ZERO, SotcScene, build_scene, fp, lines, start, step
 from systems.dice import ScriptedDice
 from systems.fate_sotc.settings import DEFAULT_SETTINGS
+
+GM_POWERS = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
 
 urlpatterns: list[URLPattern | URLResolver] = list(tintero.urls.urlpatterns)
 if not any(getattr(p, "namespace", None) == "rolls" for p in urlpatterns):
@@ -158,7 +161,7 @@ def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
     assert form.is_valid() and form.roll_specs()[0].data["secret"] is False
     gm_data = {"roll-kind": "simple", "roll-character": str(s.t.npc.pk), "roll-skill": "weapons",
                "roll-difficulty": "4", "roll-secret": "on", "roll-gm_only": "on"}  # fmt: skip
-    form = RollBuilderForm(gm_data, characters=[s.t.npc, s.t.hero], is_gm=True)
+    form = RollBuilderForm(gm_data, characters=[s.t.npc, s.t.hero], powers=GM_POWERS)
     assert form.is_valid(), form.errors
     (spec,) = form.roll_specs()
     assert spec.data["secret"] is True and spec.gm_only is True
@@ -172,9 +175,35 @@ def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
 
 
 def test_builder_template_renders(s: SotcScene) -> None:
-    form = RollBuilderForm(characters=[s.t.hero], is_gm=True)
+    form = RollBuilderForm(characters=[s.t.hero], powers=GM_POWERS)
     html = render_to_string("fate_sotc/builder.html", {"form": form})
     assert "Dificultad secreta" in html and "Habilidades de Sally Slick" in html
+    assert 'data-kinds="simple"' in html  # the secret difficulty only for a simple action
+    assert "fate_sotc/builder.css" in html
+
+
+def test_builder_shows_only_the_chosen_kinds_fields_and_preselects_the_only_character(s: SotcScene) -> None:
+    assert RollBuilderForm.kind_field == "kind"
+    assert set(RollBuilderForm.fields_by_kind) == {
+        "effort",
+        "simple",
+        "opposed",
+        "attack",
+        "maneuver",
+        "block",
+        "sprint",
+    }
+    assert "difficulty" in RollBuilderForm.fields_by_kind["simple"]
+    assert "difficulty" not in RollBuilderForm.fields_by_kind["attack"]
+    assert (
+        "track" in RollBuilderForm.fields_by_kind["attack"]
+        and "track" not in RollBuilderForm.fields_by_kind["maneuver"]
+    )
+    player = RollBuilderForm(characters=[s.t.hero, s.t.npc], default_character=s.t.hero.pk)
+    assert player.fields["character"].initial == s.t.hero.pk
+    assert not {"secret", "gm_only", "rating"} & set(player.fields)  # nothing a player must not set
+    labels = dict(player.fields["skill"].choices)
+    assert labels["athletics"] == "Atletismo: Grande (+4)"  # skills by name, never a typed key
 
 
 # --- flows through the API -------------------------------------------------------------------------------------
