@@ -164,3 +164,24 @@ def test_operations_in_place_with_htmx_and_without(sotc: SotcTable) -> None:
     assert response.status_code == 302  # without JS: normal POST + redirect
     sotc.hero.refresh_from_db()
     assert sotc.hero.sheet["fate_points"] == 9
+
+
+def test_the_gm_writes_a_temporary_aspect_from_the_sheet(sotc: SotcTable) -> None:
+    """Issue 10: adding a temporary aspect has a form (its words, fragile or sticky), the GM's alone."""
+    assert "sotc-place-aspect" not in _render(sotc, sotc.player, sotc.hero)
+    assert "sotc-place-aspect" in _render(sotc, sotc.gm, sotc.hero)
+    client = Client()
+    client.force_login(sotc.gm)
+    url = f"/characters/{sotc.hero.pk}/operations/place_temporary_aspect/"
+    client.post(url, {"text": "Cegada por el humo", "sticky": "true"})
+    client.post(url, {"text": "Empapada"})
+    sotc.hero.refresh_from_db()
+    placed = [(a["id"], a["text"], a["persistence"]) for a in sotc.hero.sheet["temporary_aspects"]]
+    assert placed == [("temporal-1", "Cegada por el humo", "sticky"), ("temporal-2", "Empapada", "fragile")]
+    text = _text(_render(sotc, sotc.player, sotc.hero))
+    assert "Cegada por el humo (duradero)" in text and "Empapada (efímero)" in text
+    player = Client()
+    player.force_login(sotc.player)
+    player.post(url, {"text": "Invencible"})
+    sotc.hero.refresh_from_db()
+    assert len(sotc.hero.sheet["temporary_aspects"]) == 2  # a player cannot write aspects on a sheet
