@@ -80,10 +80,10 @@ class RollBuilderForm(forms.Form):
         self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.settings = sotc_settings(settings)
         self.characters = {c.pk: c for c in characters if c.status == CharacterStatus.APPROVED}
-        self.fields["kind"].choices = [("", _("Sin tirada del sistema"))] + [
+        self.choice_field("kind").choices = [("", _("Sin tirada del sistema"))] + [
             (key, names[0]) for key, names in KIND_NAMES.items()
         ]
-        self.fields["character"].choices = [("", _("Sin personaje"))] + [
+        self.choice_field("character").choices = [("", _("Sin personaje"))] + [
             (c.pk, c.name) for c in self.characters.values()
         ]
         default = self.characters.get(default_character) if default_character is not None else None
@@ -95,8 +95,8 @@ class RollBuilderForm(forms.Form):
             skills = [(key, f"{label}: {ladder_label(int(ratings.get(key, 0)))}") for key, label in skills]
             skills.sort(key=lambda kv: -int(ratings.get(kv[0], 0)))
             self.fields["character"].initial = default.pk
-        self.fields["skill"].choices = [("", "—"), *skills]
-        self.fields["opposition_skill"].choices = [("", "—")] + [
+        self.choice_field("skill").choices = [("", "—"), *skills]
+        self.choice_field("opposition_skill").choices = [("", "—")] + [
             (s.key, s.label_es) for s in self.settings.skill_catalogue
         ]
         self.fields["difficulty"].initial = self.settings.default_simple_difficulty
@@ -106,6 +106,11 @@ class RollBuilderForm(forms.Form):
             del self.fields["gm_only"]
         if not self.powers.npc_dice:  # a rating without a character: the GM's extras only
             del self.fields["rating"]
+
+    def choice_field(self, name: str) -> forms.ChoiceField:
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField)
+        return field
 
     def kinds_of(self) -> list[tuple[Any, str]]:
         """Each visible field with the roll types that use it ("" for the roll type picker itself)."""
@@ -127,7 +132,7 @@ class RollBuilderForm(forms.Form):
         return lines
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         kind = data.get("kind")
         if not kind:
             return data

@@ -200,6 +200,8 @@ class FateSotcRollBinding:
             }
         else:
             other = (public.get("opposition_label") or "", public.get("opposition_label_en") or "")
+            first: Any
+            second: Any
             first, second = {
                 "opposed": (raw.a if kind == "opposed" else None, raw.b if kind == "opposed" else None),
                 "attack": (getattr(raw, "attack", None), getattr(raw, "defense", None)),

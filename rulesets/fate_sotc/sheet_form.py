@@ -47,7 +47,7 @@ class SheetForm(forms.Form):
         aspects: list[dict[str, Any]] = list(self.sheet.get("aspects") or [])
         stunts: list[dict[str, Any]] = list(self.sheet.get("stunts") or [])
         super().__init__(data)
-        initial: dict[str, Any] = self.initial
+        initial: Any = self.initial
 
         # Skills: one line per skill of the campaign's catalogue, rated on the ladder.
         self.skill_keys = [s.key for s in sorted(cfg.skill_catalogue, key=lambda s: cfg.skill_label(s.key, lang))]
@@ -132,7 +132,11 @@ class SheetForm(forms.Form):
                 label=_("Habilidad vinculada"), choices=skill_choices, required=False
             )
             self.fields[f"stunt_{j}_fp_cost"] = forms.TypedChoiceField(
-                label=_("Coste al activarla"), choices=cost_choices, coerce=int, required=False, empty_value=0
+                label=_("Coste al activarla"),
+                choices=cost_choices,
+                coerce=int,
+                required=False,
+                empty_value=0,  # type: ignore[arg-type]  # stubs: str
             )
             self.fields[f"stunt_{j}_description"] = forms.CharField(
                 label=_("Descripción"),

@@ -56,7 +56,7 @@ def fp(character: Character) -> int:
 
 def sheet(character: Character) -> dict[str, Any]:
     character.refresh_from_db()
-    return character.sheet
+    return dict(character.sheet)
 
 
 def ledger_count(table: SotcTable) -> int:

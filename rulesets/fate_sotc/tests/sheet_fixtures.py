@@ -60,7 +60,7 @@ def aspects(count: int = 10) -> list[dict[str, Any]]:
 
 
 def stunts(count: int = 5) -> list[dict[str, Any]]:
-    base = [
+    base: list[dict[str, Any]] = [
         {"name": "Acrobacias aéreas", "linked_skill": "pilot", "fp_cost": 0, "description": "+1 a Piloto al esquivar."},
         {"name": "Tiro imposible", "linked_skill": "guns", "fp_cost": 1, "description": "Un disparo a ciegas."},
         {"name": "Mecánica de campaña", "linked_skill": "academics", "fp_cost": 0, "description": ""},

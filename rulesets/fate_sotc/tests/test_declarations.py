@@ -142,7 +142,8 @@ def test_a_close_enough_guess_reveals_the_aspect_and_its_point_pays_the_invocati
     invoked = flow.state["sides"]["a"]["roll"]["invoked_aspect_ids"]
     assert flow.state["guesses"] == [] and f"scene:{hidden.pk}" in invoked
     roll = Roll.objects.get(pk=flow.state["roll"])
-    assert "es «Rincones oscuros»" in roll.follow_ups.last().summary_es
+    last = roll.follow_ups.last()
+    assert last is not None and "es «Rincones oscuros»" in last.summary_es
     _refused(s, s.gm, flow, "rule_guess", "step_not_available", ruling="miss_secret")
     flow = step(s.gm, flow, "close")
     assert flow.status == FlowStatus.SETTLED

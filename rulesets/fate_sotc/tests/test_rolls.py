@@ -4,7 +4,7 @@ roll, its window, the API), the composer's builder, and the flows through the AP
 from __future__ import annotations
 
 import uuid
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from django.template.loader import render_to_string
@@ -155,7 +155,7 @@ def test_builder_roll_specs_from_form_data(s: SotcScene) -> None:
     assert spec == RollSpec(
         kind="simple", data={"skill": "pilot", "difficulty": 3, "secret": False}, character_id=s.t.hero.pk
     )
-    assert "Piloto: Grande (+4)" in dict(form.fields["skill"].choices)["pilot"]
+    assert "Piloto: Grande (+4)" in dict(cast(Any, form.choice_field("skill").choices))["pilot"]
     # A player cannot ask for a secret difficulty; a GM can, and a secret roll too.
     form = RollBuilderForm({**data, "roll-secret": "on"}, characters=[s.t.hero])
     assert form.is_valid() and form.roll_specs()[0].data["secret"] is False
@@ -202,7 +202,7 @@ def test_builder_shows_only_the_chosen_kinds_fields_and_preselects_the_only_char
     player = RollBuilderForm(characters=[s.t.hero, s.t.npc], default_character=s.t.hero.pk)
     assert player.fields["character"].initial == s.t.hero.pk
     assert not {"secret", "gm_only", "rating"} & set(player.fields)  # nothing a player must not set
-    labels = dict(player.fields["skill"].choices)
+    labels = dict(cast(Any, player.choice_field("skill").choices))
     assert labels["athletics"] == "Atletismo: Grande (+4)"  # skills by name, never a typed key
 
 
