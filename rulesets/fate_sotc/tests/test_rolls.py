@@ -179,7 +179,7 @@ def test_builder_template_renders(s: SotcScene) -> None:
     html = render_to_string("fate_sotc/builder.html", {"form": form})
     assert "Dificultad secreta" in html and "Habilidades de Sally Slick" in html
     assert 'data-kinds="simple"' in html  # the secret difficulty only for a simple action
-    assert "fate_sotc/builder.css" in html
+    assert "fate_sotc/sotc.css" in html
 
 
 def test_builder_shows_only_the_chosen_kinds_fields_and_preselects_the_only_character(s: SotcScene) -> None:
