@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.policy import RollPowers
@@ -80,8 +81,9 @@ class RollBuilderForm(forms.Form):
         self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.settings = sotc_settings(settings)
         self.characters = {c.pk: c for c in characters if c.status == CharacterStatus.APPROVED}
+        english = (get_language() or "es").startswith("en")  # the page's language names kinds and skills
         self.choice_field("kind").choices = [("", _("Sin tirada del sistema"))] + [
-            (key, names[0]) for key, names in KIND_NAMES.items()
+            (key, names[1] if english else names[0]) for key, names in KIND_NAMES.items()
         ]
         self.choice_field("character").choices = [("", _("Sin personaje"))] + [
             (c.pk, c.name) for c in self.characters.values()
@@ -89,15 +91,16 @@ class RollBuilderForm(forms.Form):
         default = self.characters.get(default_character) if default_character is not None else None
         if default is None and len(self.characters) == 1:
             default = next(iter(self.characters.values()))
-        skills = [(s.key, s.label_es) for s in self.settings.skill_catalogue]
+        skills = [(s.key, s.label_en if english else s.label_es) for s in self.settings.skill_catalogue]
         if default is not None:  # the preselected character: each skill's rating from its sheet, best first
             ratings = default.sheet.get("skills") or {}
-            skills = [(key, f"{label}: {ladder_label(int(ratings.get(key, 0)))}") for key, label in skills]
+            lang = "en" if english else "es"
+            skills = [(key, f"{label}: {ladder_label(int(ratings.get(key, 0)), lang)}") for key, label in skills]
             skills.sort(key=lambda kv: -int(ratings.get(kv[0], 0)))
             self.fields["character"].initial = default.pk
         self.choice_field("skill").choices = [("", "—"), *skills]
         self.choice_field("opposition_skill").choices = [("", "—")] + [
-            (s.key, s.label_es) for s in self.settings.skill_catalogue
+            (s.key, s.label_en if english else s.label_es) for s in self.settings.skill_catalogue
         ]
         self.fields["difficulty"].initial = self.settings.default_simple_difficulty
         if not self.powers.secret_difficulty:
@@ -122,12 +125,16 @@ class RollBuilderForm(forms.Form):
 
     def character_lines(self) -> list[tuple[str, list[str]]]:
         """Each character's skills as the sheet shows them ("Piloto: Grande (+4)"), for the help text."""
+        lang = get_language() or "es"
         lines = []
         for character in self.characters.values():
             ratings = character.sheet.get("skills") or {}
             ordered = sorted(ratings.items(), key=lambda kv: (-int(kv[1]), kv[0]))
             lines.append(
-                (character.name, [f"{self.settings.skill_label(k)}: {ladder_label(int(v))}" for k, v in ordered])
+                (
+                    character.name,
+                    [f"{self.settings.skill_label(k, lang)}: {ladder_label(int(v), lang)}" for k, v in ordered],
+                )
             )
         return lines
 

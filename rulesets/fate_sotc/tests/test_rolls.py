@@ -9,6 +9,7 @@ from typing import Any, cast
 import pytest
 from django.template.loader import render_to_string
 from django.urls import URLPattern, URLResolver, include, path
+from django.utils import translation
 from rest_framework.test import APIClient
 
 import tintero.urls
@@ -294,3 +295,14 @@ def test_flow_fragments_render_for_each_kind_and_step(s: SotcScene) -> None:
         {"scene": s.scene, "viewer": gm, "openings": opening_choices(s.scene, gm), "new_idempotency_key": uuid.uuid4},
     )
     assert "Forzar un aspecto" in start_html
+
+
+def test_the_builder_names_kinds_and_skills_in_the_pages_language(s: SotcScene) -> None:
+    with translation.override("en"):
+        form = RollBuilderForm(characters=[s.t.hero])
+        assert dict(cast(Any, form.choice_field("kind").choices))["attack"] == "Attack"
+        assert dict(cast(Any, form.choice_field("skill").choices))["athletics"] == "Athletics: Great (+4)"
+        assert (
+            form.character_lines()[0][0],
+            form.character_lines()[0][1][:1],
+        ) == ("Sally Slick", ["Guns: Superb (+5)"])
