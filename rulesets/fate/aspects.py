@@ -119,7 +119,8 @@ class SheetAspect:
     """One aspect of a character's sheet as a game describes it to the shared pickers.
 
     ``known_by``: the characters (ids) who discovered a hidden one; ``free_invocations``: how many are on it
-    now (for the label); ``severity``: a consequence's severity in words (for the label)."""
+    now and ``holders``: whose they are, by name (for the label); ``severity``: a consequence's severity in
+    words (for the label)."""
 
     ref: AspectRef
     text: str
@@ -127,6 +128,7 @@ class SheetAspect:
     known_by: frozenset[int] = frozenset()
     free_invocations: int = 0
     severity: str = ""
+    holders: tuple[str, ...] = ()
 
 
 SheetAspects = Callable[[CharacterFacts, Table], Sequence[SheetAspect]]

@@ -19,9 +19,15 @@ if TYPE_CHECKING:
     from campaigns.policy import Viewer
 
 
-def _with_free(label: str, free: int) -> str:
+def _with_free(label: str, free: int, holders: tuple[str, ...] = ()) -> str:
     if free <= 0:
         return label
+    if holders:
+        return ngettext(
+            "%(aspect)s · %(count)d invocación gratuita de %(holders)s",
+            "%(aspect)s · %(count)d invocaciones gratuitas de %(holders)s",
+            free,
+        ) % {"aspect": label, "count": free, "holders": ", ".join(holders)}
     return ngettext(
         "%(aspect)s · %(count)d invocación gratuita", "%(aspect)s · %(count)d invocaciones gratuitas", free
     ) % {"aspect": label, "count": free}
@@ -56,7 +62,7 @@ def sheet_label(owner: CharacterFacts, aspect: SheetAspect) -> str:
         label = _("%(character)s: «%(text)s»") % {"character": owner.name, "text": aspect.text}
     if aspect.hidden:
         label = _("%(aspect)s (oculto)") % {"aspect": label}
-    return _with_free(label, aspect.free_invocations)
+    return _with_free(label, aspect.free_invocations, aspect.holders)
 
 
 def character_aspect_choices(

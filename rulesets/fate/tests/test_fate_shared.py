@@ -44,7 +44,13 @@ def aspects_of(character: CharacterFacts, table: Table) -> list[SheetAspect]:
             SheetAspect(
                 AspectRef.character(10, "aspect:0"), "Deuda con el gremio", hidden=True, known_by=frozenset({11})
             ),
-            SheetAspect(AspectRef.consequence(10, "mild"), "Brazo magullado", free_invocations=1, severity="leve"),
+            SheetAspect(
+                AspectRef.consequence(10, "mild"),
+                "Brazo magullado",
+                free_invocations=1,
+                severity="leve",
+                holders=("Bruno",),
+            ),
         ]
     return [SheetAspect(AspectRef.character(character.id, "trouble"), "Lengua suelta", hidden=True)]
 
@@ -183,7 +189,7 @@ def test_character_choices_by_name_and_text() -> None:
     assert labels == [
         "Ana: «Espadachina errante»",
         "Ana: «Deuda con el gremio» (oculto)",
-        "Ana: «Brazo magullado» (leve) · 1 invocación gratuita",
+        "Ana: «Brazo magullado» (leve) · 1 invocación gratuita de Bruno",
         "Bruno: «Lengua suelta» (oculto)",
     ]
     assert [c.value for c in character_aspect_choices(t, ANA_PLAYER, aspects_of, characters=[11])] == []
@@ -235,4 +241,4 @@ def test_picker_labels_in_english() -> None:
         labels = [c.label for c in aspect_choices(table(), GM, aspects_of)]
     assert labels[0] == "“Salón abarrotado” · 2 free invocations"
     assert labels[1] == "“Trampilla secreta” (hidden)"
-    assert "Ana: “Brazo magullado” (leve) · 1 free invocation" in labels
+    assert "Ana: “Brazo magullado” (leve) · 1 free invocation held by Bruno" in labels
