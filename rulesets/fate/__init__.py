@@ -15,9 +15,10 @@ API (stable: both games import it):
 
     ``AspectRefField`` is the same value as a pydantic field type (params and states store the string).
     ``SheetAspect`` is one aspect of a sheet as a game describes it to the pickers (its ref, text, whether
-    it is hidden and who knows it, its free invocations and their holders); each game supplies ``SheetAspects``, a function
-    ``(character facts, table) -> [SheetAspect]``. ``BOOST_PREFIX`` / ``is_boost`` / ``boost_text``: a
-    boost lives on the board as a one-use aspect whose text starts with "Impulso: ".
+    it is hidden and who knows it, its free invocations and their holders); each game supplies
+    ``SheetAspects``, a function ``(character facts, table) -> [SheetAspect]``.
+    ``BOOST_PREFIX`` / ``is_boost`` / ``boost_text``: a boost lives on the board as a one-use aspect whose
+    text starts with "Impulso: ".
     ``board_aspect(table, ref, viewer)`` and ``sheet_aspect(table, ref, aspects_of, viewer)`` find what a
     reference names, refusing (``aspect_unknown``) what is not there or what the viewer may not know
     (hidden aspects through ``campaigns.policy.may_see_hidden_aspect``); ``aspect_text`` gives its words.
