@@ -113,6 +113,12 @@ def written_back(stored: Stored, before: Aspect, after: Aspect, free: bool) -> t
 # --- Pickers (the shared FATE pickers, fed with SotC's sheets) ----------------------------------------
 
 
+def _holders(aspect: Aspect, table: Table) -> tuple[str, ...]:
+    """Whose the unused free invocations are, by name (in SotC they belong to their creator, §4.5)."""
+    ids = dict.fromkeys(fi.holder_character_id for fi in aspect.free_invocations if not fi.used)
+    return tuple(table.characters[int(i)].name for i in ids if i.isdigit() and int(i) in table.characters)
+
+
 def sheet_aspects(character: CharacterFacts, table: Table) -> Sequence[SheetAspect]:
     """A SotC sheet's aspects, temporary aspects and consequences, as the shared pickers read them."""
     try:
@@ -126,6 +132,7 @@ def sheet_aspects(character: CharacterFacts, table: Table) -> Sequence[SheetAspe
             hidden=aspect.visibility is not Visibility.PUBLIC,
             known_by=frozenset(int(c) for c in aspect.known_by if c.isdigit()),
             free_invocations=sum(1 for fi in aspect.free_invocations if not fi.used),
+            holders=_holders(aspect, table),
         )
         for aspect in (*sheet.aspects, *sheet.temporary_aspects)
         if aspect.active

@@ -383,6 +383,9 @@ def test_maneuver_on_a_character_places_a_fragile_aspect_with_a_free_invocation(
     roll = posted_roll(s, ZERO, skill="guns", difficulty=3)
     window = start(s.t.player, s.scene, "invocation", roll=roll.pk)
     ref = f"character:{s.t.rival.pk}:{placed['id']}"
+    view = flow_views(policy.viewer_for(s.t.player, s.t.campaign), [window], "es")[0]
+    labels = {c.value: c.label for a in view.actions if a.step == "invoke" for c in a.choices["aspect"]}
+    assert labels[ref] == "Jet Black: «Fuera de equilibrio» · 1 invocación gratuita de Sally Slick"
     with pytest.raises(PermissionDenied):  # only the roller's side invokes on this roll
         step(s.t.player2, window, "invoke", aspect=ref, payment="free")
     window = step(s.t.player, window, "invoke", aspect=ref, payment="free")
