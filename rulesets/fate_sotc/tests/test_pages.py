@@ -53,3 +53,19 @@ def test_the_scene_page_offers_pickers_in_words_to_gm_and_player(s: SotcScene) -
     assert "step-absorb" in player2 and "Marcar una casilla de estrés" in visible(player2)
     thread = visible(page(s.t.player, s.scene.get_absolute_url()))
     assert "Sally Slick ataca a Jet Black con Puntería (Salud)" in thread
+
+
+def test_an_english_page_shows_the_procedure_in_english(s: SotcScene) -> None:
+    from django.conf import settings
+
+    start(
+        s.t.player, s.scene, "attack", dice=ZERO + ZERO,
+        attacker=s.t.hero.pk, skill="Puntería", defender=s.t.rival.pk, defense_skill="Atletismo",
+    )  # fmt: skip
+    client = Client()
+    client.force_login(s.t.player)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    text = visible(client.get(f"/scenes/{s.scene.pk}/flows/").content.decode())
+    assert "Attack" in text and "Invoke an aspect" in text
+    assert "Sally Slick attacks Jet Black with Guns (Health); Jet Black defends with Athletics" in text
+    assert not INTERNALS.search(text), INTERNALS.search(text)
