@@ -52,6 +52,10 @@ class Campaign(StoredMarkdown):
     status = models.CharField(
         _("estado"), max_length=12, choices=CampaignStatus.choices, default=CampaignStatus.RECRUITING
     )
+    # What the directory shows while the campaign looks for players (status "recruiting").
+    recruiting_message = models.TextField(_("mensaje de reclutamiento"), blank=True, max_length=1000)
+    # Player seats the table has (None: the GM sets no limit); a full table takes readers only.
+    seats = models.PositiveSmallIntegerField(_("plazas de jugador"), null=True, blank=True)
     # The ruleset's campaign settings (optional rules), validated by the ruleset's settings model.
     rules_settings = models.JSONField(_("reglas opcionales"), default=dict, blank=True)
     # Off: a sheet's private parts are for its owner and the GMs. On: the whole table reads every sheet.

@@ -6,16 +6,19 @@ Selectors filter with the policy's Q objects, so a list never fetches what its v
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.db.models import CharField, Count, F, IntegerField, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils import timezone
 
 from accounts.models import User
 from campaigns import policy
 from campaigns.models import (
     Campaign,
+    CampaignStatus,
     Invitation,
     JoinRequest,
     Membership,
@@ -26,6 +29,7 @@ from campaigns.models import (
     Scene,
     SceneAspect,
     SceneReadMark,
+    Visibility,
 )
 from campaigns.policy import AnyUser, Viewer
 from characters.models import Character
@@ -284,3 +288,46 @@ def invitation_for(user: AnyUser | None, invitation_id: int) -> Invitation:
     if invitation.user_id != user.pk and not policy.may_manage_campaign(policy.viewer_for(user, invitation.campaign)):
         raise Http404
     return invitation
+
+
+# --- The directory --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DirectoryFilters:
+    """What a visitor narrows the public directory by (every field optional)."""
+
+    ruleset: str = ""
+    language: str = ""
+    recruiting: bool = False
+    active_days: int | None = None
+
+
+def directory(user: AnyUser | None, filters: DirectoryFilters) -> QuerySet[Campaign]:
+    """Public campaigns (not the user's own: those are listed apart), with their GMs, player seats taken and
+    last activity (the newest post), newest activity first. Three queries a page, whatever the filters."""
+    latest_post = Post.objects.filter(scene__campaign=OuterRef("pk")).order_by("-id").values("created_at")[:1]
+    gms = Membership.objects.filter(role=Role.GM).select_related("user")
+    campaigns = Campaign.objects.filter(visibility=Visibility.PUBLIC)
+    if user is not None and user.is_authenticated:
+        campaigns = campaigns.exclude(memberships__user_id=user.pk)
+    if filters.ruleset:
+        campaigns = campaigns.filter(ruleset=filters.ruleset)
+    if filters.language:
+        campaigns = campaigns.filter(language=filters.language)
+    if filters.recruiting:
+        campaigns = campaigns.filter(status=CampaignStatus.RECRUITING)
+    campaigns = campaigns.annotate(
+        player_count=Count("memberships", filter=Q(memberships__role=Role.PLAYER), distinct=True),
+        last_activity=Subquery(latest_post),
+    )
+    if filters.active_days is not None:
+        since = timezone.now() - timedelta(days=filters.active_days)
+        campaigns = campaigns.filter(last_activity__gte=since)
+    return campaigns.prefetch_related(Prefetch("memberships", queryset=gms, to_attr="gm_memberships")).order_by(
+        F("last_activity").desc(nulls_last=True), "-id"
+    )
+
+
+def player_count(campaign: Campaign) -> int:
+    return campaign.memberships.filter(role=Role.PLAYER).count()

@@ -56,6 +56,8 @@ CAMPAIGN_FIELDS = (
     "language",
     "visibility",
     "status",
+    "recruiting_message",
+    "seats",
 )
 SCENE_FIELDS = ("title", "description")
 
@@ -139,6 +141,12 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
         if field in data:
             _check_choice(field, data[field], choices)
             cleaned[field] = data[field]
+    if "recruiting_message" in data:
+        cleaned["recruiting_message"] = _check_text(
+            "recruiting_message", data["recruiting_message"], required=False, max_length=1000
+        )
+    if "seats" in data:
+        cleaned["seats"] = _check_seats(data["seats"])
     if "rules_settings" in data:
         cleaned["rules_settings"] = data["rules_settings"]
     if "sheets_open" in data:
@@ -149,6 +157,19 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValidationError({name: _("Campo desconocido.") for name in sorted(unknown)})
     return cleaned
+
+
+MAX_SEATS = 50
+
+
+def _check_seats(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEATS:
+        raise ValidationError(
+            {"seats": _("Entre 1 y %(max)d plazas, o ninguna para no poner límite.") % {"max": MAX_SEATS}}
+        )
+    return value
 
 
 def _merged_settings(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -266,7 +287,7 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
         raise ValidationError(_("Ya eres miembro de esta partida."))
     _require(policy.may_request_to_join(viewer), _("No puedes pedir unirte a esta partida."))
     _check_choice("role", role, [Role.PLAYER, Role.READER])
-    if role == Role.PLAYER and campaign.status != CampaignStatus.RECRUITING:
+    if role == Role.PLAYER and not policy.accepts_players(campaign, _player_count(campaign)):
         raise ValidationError({"role": _("La partida no busca jugadores ahora; puedes pedir entrar como lector.")})
     if campaign.status == CampaignStatus.FINISHED:
         raise ValidationError(_("La partida ha terminado."))
@@ -277,6 +298,10 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
     join_request = _create_unique(JoinRequest, duplicate, campaign=campaign, user=user, role=role, message=message)
     _publish_join_request(join_request)
     return join_request
+
+
+def _player_count(campaign: Campaign) -> int:
+    return campaign.memberships.filter(role=Role.PLAYER).count()
 
 
 def _publish_join_request(join_request: JoinRequest) -> None:

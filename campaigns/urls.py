@@ -6,6 +6,7 @@ app_name = "campaigns"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", home.home, name="home"),
     path("novedades/", home.unread, name="unread"),
+    path("novedades/count/", home.unread_count, name="unread_count"),
     # The GM dashboard: every campaign the user runs; each panel also alone, as an htmx fragment
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/<slug:panel>/", dashboard.dashboard_panel, name="dashboard_panel"),
@@ -57,4 +58,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("posts/<int:pk>/edit/", posts.post_edit, name="post_edit"),
     path("posts/<int:pk>/delete/", posts.post_delete, name="post_delete"),
     path("posts/<int:pk>/revisions/", posts.post_revisions, name="post_revisions"),
+    path("posts/<int:pk>/quote/", posts.post_quote, name="post_quote"),
+    path("scenes/<int:pk>/preview/", posts.post_preview, name="post_preview"),
 ]

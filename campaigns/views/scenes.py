@@ -14,6 +14,7 @@ from campaigns import policy, selectors, services
 from campaigns.forms import AspectForm, PostForm, SceneForm, add_service_errors
 from campaigns.models import Scene, SceneAspect, SceneStatus, Voice
 from campaigns.policy import Viewer
+from campaigns.quoting import quotable, quote_markdown
 from campaigns.views.common import decorate_posts, flash_validation_error, is_htmx, page_number, user_of
 from characters.models import CharacterStatus
 from characters.selectors import scene_panel
@@ -84,8 +85,26 @@ def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The thread: 25 posts a page, aspects, and the composer when the viewer may write."""
     scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
     may_write = policy.may_write_scene(viewer, scene, reader_ids, writer_ids)
-    context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")))
+    form = _composer_with_quote(request, viewer, scene) if may_write else None
+    context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")), form)
     return render(request, "campaigns/scene.html", context)
+
+
+def _composer_with_quote(request: HttpRequest, viewer: Viewer, scene: Scene) -> PostForm | None:
+    """``?quote=<post>`` (the quote link without JavaScript): the composer starts with that post quoted,
+    if this viewer may read it; otherwise the composer starts empty."""
+    quoted = request.GET.get("quote", "")
+    if not quoted.isdigit() or len(quoted) > 18:
+        return None
+    try:
+        post, _scene, _viewer = selectors.post_for(request.user, int(quoted))
+    except Http404:
+        return None
+    if not quotable(post):
+        return None
+    form = composer_form(viewer, scene)
+    form.initial["body"] = quote_markdown(post, request.build_absolute_uri(post.get_absolute_url()))
+    return form
 
 
 @login_required

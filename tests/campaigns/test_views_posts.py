@@ -79,7 +79,7 @@ def test_deleted_posts_dimmed_for_gm_and_gone_for_others() -> None:
     client_for(t.player).post(f"/posts/{post.pk}/delete/")
     gm_html = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").content.decode()
     assert "Me arrepiento" in gm_html
-    assert "post voice-character deleted" in gm_html and "borrado" in gm_html
+    assert "post faced voice-character deleted" in gm_html and "borrado" in gm_html
     assert "Me arrepiento" not in client_for(t.reader).get(f"/scenes/{t.scene.pk}/").content.decode()
 
 
