@@ -11,13 +11,17 @@ summaries say "Éxito"/"Fallo" (and "éxito crítico"), never the difficulty, th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.utils import translation
+from django.utils.translation import get_language, ngettext, pgettext
+from django.utils.translation import gettext as _
 from pydantic import BaseModel, ConfigDict, Field
 
 from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
+from rulesets.kit.table import in_both
 from systems.dice import DiceSource
 from systems.errors import RulesError
 from systems.fate_sotc import FateSotcSettings
@@ -194,10 +198,12 @@ class FateSotcRollBinding:
         elif kind == "block":
             result["sides"] = [side_json("roll", raw.roll, skill)]
             result["strength"] = raw.strength
-            words = {
-                "es": f"fuerza del bloqueo {ladder_label(raw.strength)}",
-                "en": f"block strength {ladder_label(raw.strength, 'en')}",
-            }
+            words = _pair(
+                lambda: (
+                    _("fuerza del bloqueo %(strength)s")
+                    % {"strength": ladder_label(raw.strength, get_language() or "es")}
+                )
+            )
         else:
             other = (public.get("opposition_label") or "", public.get("opposition_label_en") or "")
             first: Any
@@ -276,18 +282,26 @@ def sides_words(sides: list[JSON], language: str) -> str:
         mod_text = f" {mods:+d}" if mods else ""
         effort = side.get("effort_label_en" if en else "effort_label", "")
         head = f"{label} {rating}" if label else rating
-        word = "effort" if en else "esfuerzo"
+        with translation.override("en" if en else "es"):
+            word = str(_("esfuerzo"))
         parts.append(
             f"{head}{mod_text}, {glyphs(dice.get('faces', []))} = {int(dice.get('total', 0)):+d}: {word} {effort}"
         )
     return " / ".join(parts)
 
 
+def _shifts(shifts: int) -> str:
+    return ngettext("%(n)d aumento", "%(n)d aumentos", shifts) % {"n": shifts}
+
+
+def _pair(render: Callable[[], str]) -> dict[str, str]:
+    words = in_both(render)
+    return {"es": words.es, "en": words.en}
+
+
 def shifts_words(shifts: int) -> tuple[str, str]:
-    return (
-        f"{shifts} aumento{'s' if shifts != 1 else ''}",
-        f"{shifts} shift{'s' if shifts != 1 else ''}",
-    )
+    words = in_both(lambda: _shifts(shifts))
+    return words.es, words.en
 
 
 def outcome_json(outcome: SimpleOutcome, hidden: bool) -> JSON:
@@ -303,50 +317,58 @@ def outcome_json(outcome: SimpleOutcome, hidden: bool) -> JSON:
 
 def simple_words(outcome: SimpleOutcome, difficulty: int | None, zones: int | None = None) -> dict[str, str]:
     """ "Éxito (2 aumentos)" against a known difficulty; only "Éxito"/"Fallo" against a secret one."""
-    if outcome.success:
-        es, en = ("Éxito crítico", "Critical success") if outcome.critical else ("Éxito", "Success")
+
+    def render() -> str:
+        if outcome.success:
+            # SotC's own word: FAE's "Éxito crítico" is a success with style.
+            result = pgettext("fate-sotc", "Éxito crítico") if outcome.critical else _("Éxito")
+            if difficulty is not None:
+                result = _("%(result)s (%(shifts)s)") % {"result": result, "shifts": _shifts(outcome.shifts)}
+        else:
+            result = _("Fallo")
         if difficulty is not None:
-            s_es, s_en = shifts_words(outcome.shifts)
-            es, en = f"{es} ({s_es})", f"{en} ({s_en})"
-    else:
-        es, en = "Fallo", "Failure"
-    if difficulty is not None:
-        es = f"dificultad {ladder_label(difficulty)}: {es}"
-        en = f"difficulty {ladder_label(difficulty, 'en')}: {en}"
-    else:
-        es, en = f"dificultad secreta: {es}", f"secret difficulty: {en}"
-    if zones is not None:
-        es += f"; avanza {zones} zona{'s' if zones != 1 else ''}"
-        en += f"; moves {zones} zone{'s' if zones != 1 else ''}"
-    return {"es": es, "en": en}
+            text = _("dificultad %(difficulty)s: %(result)s") % {
+                "difficulty": ladder_label(difficulty, get_language() or "es"),
+                "result": result,
+            }
+        else:
+            text = _("dificultad secreta: %(result)s") % {"result": result}
+        if zones is not None:
+            text += ngettext("; avanza %(n)d zona", "; avanza %(n)d zonas", zones) % {"n": zones}
+        return text
+
+    return _pair(render)
 
 
 def opposed_words(winner: str | None, shifts: int, maneuver: bool = False) -> dict[str, str]:
-    if winner is None:
-        return {"es": "Empate: nadie gana", "en": "Tie: nobody wins"}
-    s_es, s_en = shifts_words(shifts)
-    if maneuver:
+    def render() -> str:
+        values = {"shifts": _shifts(shifts)}
+        if winner is None:
+            return _("Empate: nadie gana")
+        if maneuver:
+            if winner == "a":
+                return _("La maniobra tiene éxito (%(shifts)s)") % values
+            return _("La maniobra fracasa (%(shifts)s en contra)") % values
         if winner == "a":
-            return {"es": f"La maniobra tiene éxito ({s_es})", "en": f"The maneuver succeeds ({s_en})"}
-        return {"es": f"La maniobra fracasa ({s_es} en contra)", "en": f"The maneuver fails ({s_en} against)"}
-    who_es, who_en = (
-        ("Gana quien tira", "The roller wins") if winner == "a" else ("Gana la oposición", "Opposition wins")
-    )
-    return {"es": f"{who_es} ({s_es})", "en": f"{who_en} ({s_en})"}
+            return _("Gana quien tira (%(shifts)s)") % values
+        return _("Gana la oposición (%(shifts)s)") % values
+
+    return _pair(render)
 
 
 def attack_words(hit: int, track: str, spin: bool, margin: int) -> dict[str, str]:
-    track_es, track_en = TRACK_NAMES.get(track, (track, track))
-    if hit > 0:
-        return {"es": f"Impacto de {hit} en {track_es}", "en": f"Hit of {hit} on {track_en}"}
-    if spin:
-        return {
-            "es": "El ataque falla; el defensor logra un éxito crítico",
-            "en": "The attack misses; the defender earns spin",
-        }
-    if margin == 0:
-        return {"es": "Empate: sin estrés", "en": "Tie: no stress"}
-    return {"es": "El ataque falla", "en": "The attack misses"}
+    def render() -> str:
+        if hit > 0:
+            names = TRACK_NAMES.get(track, (track, track))
+            name = names[1] if (get_language() or "es").startswith("en") else names[0]
+            return _("Impacto de %(hit)d en %(track)s") % {"hit": hit, "track": name}
+        if spin:
+            return _("El ataque falla; el defensor logra un éxito crítico")
+        if margin == 0:
+            return _("Empate: sin estrés")
+        return _("El ataque falla")
+
+    return _pair(render)
 
 
 def modifiers_of(side: JSON) -> tuple[Modifier, ...]:

@@ -29,7 +29,7 @@ from systems.fate_sotc.settings import DEFAULT_SETTINGS
 
 GM_POWERS = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
 
-urlpatterns: list[URLPattern | URLResolver] = list(tintero.urls.urlpatterns)
+urlpatterns: list[URLPattern | URLResolver] = list(cast(Any, tintero.urls.urlpatterns))
 if not any(getattr(p, "namespace", None) == "rolls" for p in urlpatterns):
     urlpatterns.append(path("", include("rolls.urls")))
 
