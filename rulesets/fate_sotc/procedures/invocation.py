@@ -30,9 +30,13 @@ class InvocationOpen(Params):
     opponent: int | None = None  # the character on the other side of an opposed roll
 
 
+def _secret(roll: StoredRoll) -> bool:
+    return roll.gm_only and not roll.revealed
+
+
 def _windowable(roll: StoredRoll, viewer: policy.Viewer) -> bool:
     return bool(roll.result.get("sides")) and policy.may_open_roll_window(
-        viewer, roller_id=roll.roller_id, gm_only=roll.gm_only
+        viewer, roller_id=roll.roller_id, gm_only=_secret(roll)
     )
 
 
@@ -44,7 +48,7 @@ def _the_roll(given: OpeningInput[InvocationOpen]) -> StoredRoll:
             "Esa tirada no está en esta escena o ya tiene su ventana de invocaciones.",
             "That roll is not in this scene, or it already has its invocation window.",
         )
-    if roll.gm_only:
+    if _secret(roll):
         raise refuse(
             "secret_roll", "Revela antes la tirada secreta.", "Reveal the secret roll before opening its window."
         )
@@ -112,7 +116,7 @@ def opening_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequenc
         "roll": [
             Choice(str(r.id), roll_words(r, table))
             for r in table.open_rolls
-            if _windowable(r, viewer) and not r.gm_only
+            if _windowable(r, viewer) and not _secret(r)
         ],
         "opponent": character_choices(table),
     }

@@ -13,7 +13,7 @@ from campaigns import policy
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowLine, Roll
 from rolls.selectors import flow_views, opening_choices
-from rolls.services import RollSpec, create_post_with_rolls
+from rolls.services import RollSpec, create_post_with_rolls, reveal_roll
 from rulesets.fate_sotc.procedures import PROCEDURES
 from rulesets.fate_sotc.tests.scene_fixtures import (
     MINUS3,
@@ -223,3 +223,19 @@ def test_the_invocation_window_records_the_invocation_and_the_outcome_in_ladder_
     assert es[0] == f"Se abre la ventana de invocaciones de Sally Slick: Educación Bueno (+3), mensaje #{made.post_id}"
     assert "invoca «" in es[2] and "con un punto de destino: +2; esfuerzo Adecuado (+2)" in es[2]
     assert es[-1].startswith("Ventana cerrada. Esfuerzo final Adecuado (+2), dificultad Excelente (+5): Fallo")
+
+
+def test_a_secret_roll_gets_its_window_once_revealed(s: SotcScene) -> None:
+    post = create_post_with_rolls(
+        author=s.gm, scene=s.scene, body="En la sombra.", voice="npc", npc_name="Guardia",
+        rolls=[RollSpec(kind="simple", data={"skill": "weapons", "difficulty": 2}, character_id=s.t.npc.pk,
+                        gm_only=True)],
+        dice=ScriptedDice(ZERO),
+    )  # fmt: skip
+    secret = post.rolls.get()
+    with pytest.raises(RulesError) as info:
+        start(s.gm, s.scene, "invocation", roll=secret.pk)
+    assert info.value.code == "secret_roll"
+    reveal_roll(actor=s.gm, roll=secret)
+    flow = start(s.gm, s.scene, "invocation", roll=secret.pk)
+    assert flow.state["roll"] == secret.pk
