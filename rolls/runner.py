@@ -23,6 +23,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import BaseModel
@@ -35,7 +36,7 @@ from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
-from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import make_roll, roll_audience
 from rulesets import registry
 from rulesets.kit.procedures import (
@@ -86,6 +87,7 @@ def stored_roll(row: Roll) -> StoredRoll:
         secret=dict(row.secret),
         gm_only=row.gm_only,
         label=row.label,
+        revealed=bool(getattr(row, "revealed", False)),
     )
 
 
@@ -124,7 +126,9 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
             board[aspect.pk] = BoardAspect(aspect.pk, aspect.text, aspect.hidden, aspect.free_invocations)
     open_rolls: list[StoredRoll] = []
     if reads.open_rolls:
-        rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
+        rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True).annotate(
+            revealed=Exists(RollReveal.objects.filter(roll=OuterRef("pk")))
+        )
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
     earlier: list[EarlierProcedure] = []
     if reads.earlier_procedures:

@@ -70,6 +70,7 @@ class StoredRoll:
     secret: JSON
     gm_only: bool
     label: str = ""
+    revealed: bool = False  # a GM revealed this secret roll (loaded for the scene's open rolls)
 
 
 @dataclass(frozen=True)
