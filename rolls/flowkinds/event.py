@@ -22,23 +22,18 @@
 
 Secrecy. A sealed split is hidden from everyone, the GM included (§5.3): the runner shows a flow's
 ``secret_state`` to GMs, so splits (and sealed talent decisions) are stored there *encrypted* with a key
-derived from ``SECRET_KEY`` (HMAC-SHA256 keystream + tag, bound to the flow and the participant); the step
+from ``tintero.sealing`` (AES-GCM, bound to the flow and the participant, keys that rotate); the step
 row records only the participant and the commitment's hash (``StepResult.step_params``), never the
 numbers. The hashes are public at commit and their nonces at the reveal, so anyone can check them.
 """
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import secrets
 from dataclasses import asdict, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings as django_settings
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -92,6 +87,7 @@ from systems.event.veto import CloseReason, VetoWindow, VoteKind, close_if_every
 from systems.event.veto import Verdict as VetoVerdict
 from systems.event.veto import cast as veto_cast
 from systems.event.veto import close as veto_close
+from tintero.sealing import seal, unseal
 
 GM = "GM"  # the GMs' single voice in votes and narrations (the GM counts as one voter, like anyone)
 
@@ -176,38 +172,6 @@ def _voters(ctx: StepContext) -> list[str]:
 
 def _as_actor(voice: str) -> str | int:
     return "gm" if voice == GM else int(voice)
-
-
-# --- Sealing (hidden from everyone, the GM included, until the reveal) ----------------------------
-
-
-def _seal_key() -> bytes:
-    return hashlib.sha256(b"tintero.event.sealed|" + django_settings.SECRET_KEY.encode()).digest()
-
-
-def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:
-    blocks = (length + 31) // 32
-    return b"".join(hmac.new(key, nonce + i.to_bytes(4, "big"), hashlib.sha256).digest() for i in range(blocks))
-
-
-def seal(payload: JSON, bound_to: str) -> str:
-    """Encrypt ``payload`` (authenticated, bound to ``bound_to``): GMs see an opaque token."""
-    key, nonce = _seal_key(), secrets.token_bytes(16)
-    plain = json.dumps(payload, sort_keys=True).encode()
-    cipher = bytes(a ^ b for a, b in zip(plain, _keystream(key, nonce, len(plain)), strict=False))
-    tag = hmac.new(key, bound_to.encode() + b"|" + nonce + cipher, hashlib.sha256).digest()[:16]
-    return base64.urlsafe_b64encode(nonce + tag + cipher).decode()
-
-
-def unseal(token: str, bound_to: str) -> JSON:
-    raw = base64.urlsafe_b64decode(token.encode())
-    nonce, tag, cipher = raw[:16], raw[16:32], raw[32:]
-    key = _seal_key()
-    expected = hmac.new(key, bound_to.encode() + b"|" + nonce + cipher, hashlib.sha256).digest()[:16]
-    if not hmac.compare_digest(tag, expected):
-        raise _refuse("SEAL_BROKEN", "Un reparto sellado no es válido.", "A sealed split is not valid.")
-    plain = bytes(a ^ b for a, b in zip(cipher, _keystream(key, nonce, len(cipher)), strict=False))
-    return dict(json.loads(plain))
 
 
 # --- Narration and its vetoes (§4), shared by both flows --------------------------------------------

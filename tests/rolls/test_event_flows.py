@@ -12,13 +12,13 @@ from django.utils import timezone
 
 from campaigns import policy
 from rolls import flows
-from rolls.flowkinds.event import seal, unseal
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.runner import IdempotencyConflict
 from rolls.selectors import flow_views
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from tests.rolls.event_fixtures import EventRollTable, build_event_roll_table
+from tintero.sealing import seal, unseal
 
 pytestmark = pytest.mark.django_db
 

@@ -16,13 +16,13 @@ from django.test import Client
 
 from campaigns import policy
 from rolls import flows
-from rolls.flowkinds.event import unseal
 from rolls.models import Flow, FlowStatus, FlowStep
 from rolls.selectors import flow_views
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.event.reactions import seal_digest
 from tests.rolls.event_fixtures import RULES, EventRollTable, build_event_roll_table
+from tintero.sealing import unseal
 
 pytestmark = pytest.mark.django_db
 
