@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
 from systems.errors import RulesError
@@ -51,7 +52,9 @@ class ActionChoice(BaseModel):
 
     difficulty: int = Field(ge=1, le=1000)
     skill: str | None = Field(None, max_length=80)
-    choice: Choice = Choice.ROLL
+    # Omitted: roll unless the gate grants the automatic success. Sent explicitly, it is refused when the
+    # success is automatic (§9.2 row 16): there is nothing to choose.
+    choice: Choice | None = None
     dice: int | None = Field(None, ge=1, le=30)  # without a character: the pool the GM sets (an NPC)
 
 
@@ -260,6 +263,19 @@ def _action_die_note(result: JSON, index: int, initial: int) -> str:
     return ""
 
 
+def automatic_outcome() -> RulesError:
+    return refuse(
+        "automatic_outcome",
+        "La reserva supera la dificultad: el éxito absoluto es automático y no se elige nada ni se tira.",
+        "The pool beats the difficulty: the absolute success is automatic, with nothing to choose or roll.",
+    )
+
+
+def _rolled(request: Any) -> Any:
+    """The request as rolled when the writer left the choice out: roll (the gate offers no automatic success)."""
+    return request if request.choice is not None else request.model_copy(update={"choice": Choice.ROLL})
+
+
 class EventRollBinding:
     key = KEY
 
@@ -308,8 +324,11 @@ class EventRollBinding:
         request: Any = prepared.request
         if kind == ACTION:
             gate: ActionState = resolve(ACTION, request.model_copy(update={"choice": None}), dice, s)  # type: ignore[assignment]
-            # An automatic absolute success is granted by the gate: the app offers no roll (§3.4, A-8).
-            state = gate if gate.gate is Gate.AUTO_ABSOLUTE else resolve(ACTION, request, dice, s)
+            # An automatic absolute success is granted by the gate: the app offers no roll (§3.4, A-8), and a
+            # choice sent anyway is refused rather than silently ignored (§9.2 row 16).
+            if gate.gate is Gate.AUTO_ABSOLUTE and request.choice is not None:
+                raise automatic_outcome()
+            state = gate if gate.gate is Gate.AUTO_ABSOLUTE else resolve(ACTION, _rolled(request), dice, s)
             result = action_result(state, s)  # type: ignore[arg-type]
             result["skill"] = prepared.public.get("skill")
             result["reckless"] = bool(prepared.public.get("reckless"))

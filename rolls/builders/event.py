@@ -118,7 +118,10 @@ class RollBuilderForm(forms.Form):
         if data.get("kind") != ACTION:
             return []
         skill = (data.get("skill") or "").partition(SEPARATOR)[2] or None
-        payload: dict[str, Any] = {"difficulty": data["difficulty"], "choice": data.get("choice") or Choice.ROLL}
+        payload: dict[str, Any] = {"difficulty": data["difficulty"]}
+        if data.get("choice") and data["choice"] != Choice.ROLL:
+            # "Roll" is what happens unless the success is automatic: sent only to take an offered outcome.
+            payload["choice"] = data["choice"]
         if skill:
             payload["skill"] = skill
         if data.get("dice") and data.get("character") is None:

@@ -758,8 +758,9 @@ class ActionFlow:
             )
         if gate.gate in (Gate.AUTO_ABSOLUTE, Gate.FORCED_ROLL):
             # Automatic: recorded without dice. Forced by the wild die: rolled now, no choice (§6.10, A-31).
+            automatic = gate.gate is Gate.AUTO_ABSOLUTE  # nothing to choose: the binding grants it
             with action_extras(self._extras(state)):
-                roll = ctx.roll_maker(self._spec(state, Choice.ROLL))
+                roll = ctx.roll_maker(self._spec(state, None if automatic else Choice.ROLL))
             result = self._after_roll(ctx, state, roll.result, roll.pk)
         else:
             name = state["character_name"]
@@ -880,8 +881,10 @@ class ActionFlow:
     # --- Roll, talent, evaluation --------------------------------------------------------------------
 
     @staticmethod
-    def _spec(state: JSON, choice: Choice) -> RollSpec:
-        data: JSON = {"difficulty": state["difficulty"], "choice": choice.value}
+    def _spec(state: JSON, choice: Choice | None) -> RollSpec:
+        data: JSON = {"difficulty": state["difficulty"]}
+        if choice is not None:
+            data["choice"] = choice.value
         if state.get("skill"):
             data["skill"] = state["skill"]
         return RollSpec(kind=ACTION, data=data, character_id=state["character"])

@@ -11,8 +11,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from campaigns.models import Post
 from rolls.bindings.event import BINDING
-from rolls.models import Flow, FlowStep
+from rolls.models import Flow, FlowStep, Roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
 from systems.dice import ScriptedDice
@@ -76,6 +77,16 @@ def test_the_gate_automatic_and_taken_outcomes_roll_nothing() -> None:
     assert roll({"difficulty": 3, "dice": 3}, [3, 3, 1], sheet=None).result["outcome"] == "ABSOLUTE_SUCCESS"
 
 
+@pytest.mark.parametrize("choice", ["ROLL", "TAKE_PARTIAL"])
+def test_vector_16_a_choice_on_an_automatic_success_is_refused(choice: str) -> None:
+    """event-16 (§9.2): pool 4 against 3 with an explicit choice: refused ``automatic_outcome``, nothing rolled."""
+    with pytest.raises(RulesError) as refused:
+        roll({"difficulty": 3, "skill": "Atletismo", "choice": choice}, [1, 1, 1, 1])
+    assert refused.value.code == "automatic_outcome"
+    assert "automático" in refused.value.message_es and "automatic" in refused.value.message_en
+    assert roll({"difficulty": 3, "skill": "Atletismo"}, []).result["outcome"] == "ABSOLUTE_SUCCESS"
+
+
 def test_exploding_dice_are_drawn_as_exploded() -> None:
     resolved = roll({"difficulty": 6}, [6, 6, 2], optional={"exploding_dice": {"enabled": True}})  # #93
     assert resolved.result["dice"] == [6, 6, 2] and resolved.result["outcome"] == "ABSOLUTE_SUCCESS"
@@ -112,11 +123,14 @@ def test_builder_roll_specs_from_form_data(t: EventRollTable) -> None:
     }
     form = form_class(data, prefix="roll", characters=[t.gorton], is_gm=False, settings=EventSettings())
     assert form.is_valid(), form.errors
+    # "Roll" is what happens unless the success is automatic: the builder leaves the choice out (event-16).
     assert form.roll_specs() == [
-        RollSpec(
-            kind="action", data={"difficulty": 5, "choice": "ROLL", "skill": "Atletismo"}, character_id=t.gorton.pk
-        )
+        RollSpec(kind="action", data={"difficulty": 5, "skill": "Atletismo"}, character_id=t.gorton.pk)
     ]
+    auto = form_class({**data, "roll-difficulty": "3"}, characters=[t.gorton], settings=EventSettings())
+    assert auto.is_valid() and "choice" not in auto.roll_specs()[0].data  # 4 dice > 3: granted, not refused
+    taken = form_class({**data, "roll-choice": "TAKE_PARTIAL"}, characters=[t.gorton], settings=EventSettings())
+    assert taken.is_valid() and taken.roll_specs()[0].data["choice"] == "TAKE_PARTIAL"
     assert "secret" not in form.fields and "dice" not in form.fields  # GM-only options
     empty = form_class({"roll-kind": ""}, characters=[t.gorton])
     assert empty.is_valid() and empty.roll_specs() == []
@@ -157,6 +171,23 @@ def test_a_post_with_an_action_roll_through_the_api(t: EventRollTable, monkeypat
         {"pool": "d6", "dice": [{"face": d, "glyph": str(d), "counts": True, "note": ""} for d in (4, 1, 2)]}
     ]
     assert rolled["result"]["outcome"] == "PARTIAL_SUCCESS" and rolled["summary"].startswith("Carterista+ (3 dados)")
+
+
+def test_vector_16_an_explicit_roll_on_an_automatic_success_is_refused_through_the_api(
+    t: EventRollTable, monkeypatch: Any
+) -> None:
+    """event-16 through ``POST /api/scenes/<id>/posts/``: a 400 with ``automatic_outcome``, and no post."""
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice([1, 1, 1, 1]))
+    data = {"difficulty": 3, "skill": "Atletismo", "choice": "ROLL"}  # Gorton's Atletismo++: 4 dice
+    body = {"body": "Gorton salta.", "rolls": [{"kind": "action", "character": t.gorton.pk, "data": data}]}
+    response = api(t.paco).post(f"/api/scenes/{t.scene.pk}/posts/", body, format="json")
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["code"] == "automatic_outcome"
+    assert not Roll.objects.exists() and not Post.objects.filter(body_source="Gorton salta.").exists()
+    del data["choice"]
+    granted = api(t.paco).post(f"/api/scenes/{t.scene.pk}/posts/", body, format="json")
+    assert granted.status_code == 201, granted.content
+    assert granted.json()["rolls"][0]["result"]["automatic"] is True
 
 
 def test_a_secret_npc_roll_stays_with_the_gms(t: EventRollTable) -> None:
