@@ -117,7 +117,7 @@ def test_values_sealed_before_this_module_still_open() -> None:
 
 @pytest.mark.django_db
 def test_a_tampered_seal_in_a_procedure_is_a_clear_400_through_the_api() -> None:
-    from tests.rolls.event_fixtures import build_event_roll_table
+    from rulesets.event.tests.roll_fixtures import build_event_roll_table
 
     table = build_event_roll_table({"optional": {"reactions": {"enabled": True}}}, prefix="seal_")
     client = Client()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from characters.bindings.event import BINDING as SHEET_BINDING
-from characters.sheetforms.event import SheetForm
-from rolls.bindings.event import BINDING as ROLL_BINDING
-from rolls.builders.event import RollBuilderForm
-from rolls.flowkinds.event import FLOW_KINDS
+from rulesets.event.builder import RollBuilderForm
+from rulesets.event.legacy_flows import FLOW_KINDS
+from rulesets.event.rolls import BINDING as ROLL_BINDING
+from rulesets.event.sheet import BINDING as SHEET_BINDING
+from rulesets.event.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.event import RULESET
 
@@ -19,15 +19,16 @@ PLUGIN = RulesetPlugin(
     builder=RollBuilderForm,
     procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
     templates=RulesetTemplates(
-        sheet="characters/sheets/event.html",
-        pools="characters/pools/event.html",
-        sheet_form="characters/sheetforms/event.html",
-        builder="rolls/builders/event.html",
-        start="rolls/flows/event/_start.html",
+        sheet="event/sheet.html",
+        pools="event/pools.html",
+        sheet_form="event/sheet_form.html",
+        builder="event/builder.html",
+        start="event/flows/_start.html",
         procedures={
-            "action": "rolls/flows/event/action.html",
-            "desafio": "rolls/flows/event/desafio.html",
-            "reaction": "rolls/flows/event/reaction.html",
+            "action": "event/flows/action.html",
+            "desafio": "event/flows/desafio.html",
+            "reaction": "event/flows/reaction.html",
         },
     ),
+    urls="rulesets.event.urls",
 )

@@ -19,14 +19,23 @@ from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotAuthenticated
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.models import User
 from campaigns import policy
-from characters import event_creation as flow
 from characters.models import Character, EventAnswer
+from rulesets.event import creation as flow
 from tintero.api.views.base import ApiView, errors
+
+
+def _actor(request: Request) -> User:
+    """The signed-in user (every view here requires one)."""
+    if not isinstance(request.user, User):
+        raise NotAuthenticated()
+    return request.user
 
 
 class EventVoteOut(serializers.Serializer):
@@ -123,7 +132,7 @@ class EventAnswerListView(ApiView):
         data = self.parse(EventAnswerIn)
         if data.get("kind"):
             answer = flow.propose_pick(
-                actor=request.user,
+                actor=_actor(request),
                 character=character,
                 kind=data["kind"],
                 skill=data.get("skill", ""),
@@ -132,7 +141,7 @@ class EventAnswerListView(ApiView):
             )
         elif data.get("question"):
             answer = flow.answer_question(
-                actor=request.user, character=character, question=data["question"], text=data.get("text", "")
+                actor=_actor(request), character=character, question=data["question"], text=data.get("text", "")
             )
         else:
             raise serializers.ValidationError({"question": [_("Falta «question» (o «kind» y «skill»).")]})
@@ -160,7 +169,7 @@ class EventVoteView(ApiView):
     def post(self, request: Request, answer_id: int) -> Response:
         data = self.parse(EventVoteIn)
         answer = flow.cast_vote(
-            actor=request.user, answer=_answer(request, answer_id), kind=data["kind"], reason=data["reason"]
+            actor=_actor(request), answer=_answer(request, answer_id), kind=data["kind"], reason=data["reason"]
         )
         return self.render(answer, EventAnswerOut)
 
@@ -174,7 +183,9 @@ class EventWithdrawView(ApiView):
         responses={200: EventAnswerOut, **errors(400, 401, 403, 404)},
     )
     def post(self, request: Request, answer_id: int) -> Response:
-        return self.render(flow.withdraw_vote(actor=request.user, answer=_answer(request, answer_id)), EventAnswerOut)
+        return self.render(
+            flow.withdraw_vote(actor=_actor(request), answer=_answer(request, answer_id)), EventAnswerOut
+        )
 
 
 class EventDefendView(ApiView):
@@ -187,7 +198,7 @@ class EventDefendView(ApiView):
     )
     def post(self, request: Request, answer_id: int) -> Response:
         data = self.parse(EventDefenseIn)
-        answer = flow.defend_answer(actor=request.user, answer=_answer(request, answer_id), text=data["text"])
+        answer = flow.defend_answer(actor=_actor(request), answer=_answer(request, answer_id), text=data["text"])
         return self.render(answer, EventAnswerOut)
 
 
@@ -202,7 +213,7 @@ class EventCloseView(ApiView):
         responses={200: EventAnswerOut, **errors(400, 401, 403, 404)},
     )
     def post(self, request: Request, answer_id: int) -> Response:
-        return self.render(flow.close_answer(actor=request.user, answer=_answer(request, answer_id)), EventAnswerOut)
+        return self.render(flow.close_answer(actor=_actor(request), answer=_answer(request, answer_id)), EventAnswerOut)
 
 
 class EventReformulateView(ApiView):
@@ -217,7 +228,7 @@ class EventReformulateView(ApiView):
     def post(self, request: Request, answer_id: int) -> Response:
         data = self.parse(EventAnswerIn)
         answer = flow.reformulate_answer(
-            actor=request.user,
+            actor=_actor(request),
             answer=_answer(request, answer_id),
             text=data.get("text", ""),
             kind=data.get("kind"),

@@ -33,9 +33,9 @@ from accounts.models import User
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Membership, Role
-from characters.bindings.event import load_sheet, settings_of, voted_pick
 from characters.models import Character, CharacterStatus, EventAnswer
 from characters.services import apply_operation, campaign_settings
+from rulesets.event.sheet import load_sheet, settings_of, voted_pick
 from systems.errors import RulesError
 from systems.event import VETO_THRESHOLD
 from systems.event.sheet import (

@@ -13,11 +13,11 @@ from rest_framework.test import APIClient
 from characters import services
 from characters.models import LedgerEntry
 from rolls import flows
-from rolls.bindings.event import BINDING
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
+from rulesets.event.rolls import BINDING
+from rulesets.event.tests.roll_fixtures import EventRollTable, build_event_roll_table
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.event_fixtures import EventRollTable, build_event_roll_table
 
 pytestmark = pytest.mark.django_db
 
@@ -377,7 +377,7 @@ def test_the_flow_fragment_offers_each_side_its_steps(t: EventRollTable) -> None
     def page(user: Any) -> str:
         client = APIClient()
         client.force_login(user)
-        return client.get(t.scene.get_absolute_url()).content.decode()
+        return str(client.get(t.scene.get_absolute_url()).content.decode())
 
     mine = page(t.paco)
     assert "step-take_communal" in mine and "step-propose_wild" in mine and "step-lock_pool" in mine

@@ -10,10 +10,10 @@ from django.core.exceptions import ValidationError
 
 from characters import services
 from characters.models import Character, CharacterStatus
-from characters.sheetforms.event import SheetForm
 from rulesets import registry
+from rulesets.event.sheet_form import SheetForm
+from rulesets.event.tests.sheet_fixtures import RULES, EventTable, build_event_table, skill, valid_sheet
 from systems.event import EventSettings
-from tests.characters.event_fixtures import RULES, EventTable, build_event_table, skill, valid_sheet
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from django.template.loader import render_to_string
 from campaigns import policy
 from characters import services
 from characters.models import Character, LedgerEntry
+from rulesets.event.tests.sheet_fixtures import EventTable, build_event_table, valid_sheet
 from systems.errors import RulesError
-from tests.characters.event_fixtures import EventTable, build_event_table, valid_sheet
 
 
 @pytest.fixture
@@ -21,7 +21,9 @@ def ev(db: None) -> EventTable:
     return build_event_table()
 
 
-def _op(ev: EventTable, actor: Any, op: str, character: Character | None = None, reason: str = "", **params: Any):
+def _op(
+    ev: EventTable, actor: Any, op: str, character: Character | None = None, reason: str = "", **params: Any
+) -> Any:
     return services.apply_operation(
         actor=actor, campaign=ev.campaign, operation=op, params=params, character=character, reason=reason
     )
@@ -209,7 +211,7 @@ def _sheet_html(ev: EventTable, character: Character, user: Any, error: str | No
 
     owner_ops, gm_ops = operation_keys(ev.campaign, viewer, character)
     return render_to_string(
-        "characters/sheets/event.html",
+        "event/sheet.html",
         {
             "character": character,
             "sheet": character.sheet,
@@ -249,7 +251,7 @@ def test_the_pools_fragment_shows_the_communal_dice(ev: EventTable) -> None:
     for user, gm_control in ((ev.gm, True), (ev.ana, False)):
         viewer = policy.viewer_for(user, ev.campaign)
         html = render_to_string(
-            "characters/pools/event.html",
+            "event/pools.html",
             {
                 "campaign": ev.campaign,
                 "state": services.rules_state(ev.campaign),

@@ -43,10 +43,12 @@ from pydantic import ValidationError as PydanticValidationError
 from campaigns import policy
 from campaigns.events import Event, EventType, publish
 from campaigns.models import Membership, Role
-from characters.bindings.event import communal
 from characters.models import Character, CharacterStatus
 from characters.services import pydantic_to_validation_error
-from rolls.bindings.event import (
+from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, flow_audience
+from rolls.models import Flow, FlowStatus, FlowStep
+from rolls.services import RollSpec
+from rulesets.event.rolls import (
     ACTION,
     FIST_TIEBREAK,
     FlowExtras,
@@ -56,9 +58,7 @@ from rolls.bindings.event import (
     outcome_name,
     settings_of,
 )
-from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, flow_audience
-from rolls.models import Flow, FlowStatus, FlowStep
-from rolls.services import RollSpec
+from rulesets.event.sheet import communal
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.event import desafio as ix_rules
@@ -1037,7 +1037,8 @@ class ActionFlow:
                 follow = FollowUpSpec(roll.pk, "talent", "Renuncia al talento", "Talent declined")
             else:
                 pure = talent_reroll(pure, index, ctx.dice)
-                new = {**roll.result, "dice": list(pure.dice), "rerolled_index": index, "outcome": pure.outcome.value}
+                outcome = pure.outcome.value if pure.outcome else None
+                new = {**roll.result, "dice": list(pure.dice), "rerolled_index": index, "outcome": outcome}
                 new["narrator"] = pure.narrator.value if pure.narrator else None
                 old = roll.result["dice"]
                 follow = FollowUpSpec(
@@ -1276,7 +1277,7 @@ class DesafioFlow:
                 raise unknown_skill(p.skill)
             pool = 1 + (found.dice if found else 0)
             seat += 1
-            talent = bool(found) and rules.talent_enabled and is_talent(sheet, found.name)
+            talent = found is not None and rules.talent_enabled and is_talent(sheet, found.name)
             participants.append(Participant(pid, pool, str(who), seat, talent_built=talent))
             info.append(
                 {"id": pid, "name": character.name, "controller": who, "skill": found.display if found else None}
@@ -1340,12 +1341,12 @@ class DesafioFlow:
         if requested:
             for p in mine:
                 if p["id"] == requested:
-                    return p
+                    return dict(p)
             raise PermissionDenied(_("Ese participante no es tuyo."))
         candidates = [p for p in mine if p["id"] in pending] or mine
         if len(candidates) != 1:
             raise _refuse("PARTICIPANT_REQUIRED", "Indica por qué participante actúas.", "Say which participant.")
-        return candidates[0]
+        return dict(candidates[0])
 
     def actors(self, flow: Flow, step: str) -> frozenset[str | int]:
         state = flow.state
@@ -1641,7 +1642,7 @@ class ReactionFlow:
             "stage": "sealed",
             "character": character.pk,
             "character_name": character.name,
-            "controller": int(character.owner_id),
+            "controller": int(character.owner_id or 0),  # a player's character (checked above)
         }
         state = reaction_state(state, reaction)
         return StepResult(state=state, waiting_for=self._waiting(state), secret_state={"sealed": sealed})

@@ -4,12 +4,12 @@ Operation map (see systems/event/__init__.py):
 
 - ``choose_talent`` (owner or GM), ``open_progress`` / ``expire_progress`` (GM), ``add_progress_pick``
   (owner or GM): one character's sheet. When progress picks are ``subject_to_veto`` a pick reaches the
-  sheet only through the table's vote (``characters.event_creation``), which applies it under
+  sheet only through the table's vote (``rulesets.event.creation``), which applies it under
   :func:`voted_pick`.
 - ``open_communal_pool`` (GM) and ``take_communal_die`` (owner of the taking character, or GM): the
   campaign state ``{"communal": n}``.
 - ``answer_who_am_i``, ``answer_appearance``, ``add_creation_pick``, ``finish_creation``: creation
-  happens on the draft, answer by answer, with the table's vetoes (``characters.event_creation``), never
+  happens on the draft, answer by answer, with the table's vetoes (``rulesets.event.creation``), never
   through the ledger of an approved character.
 - The reactions (``write/reveal/value/use/expire_reaction``) belong to the roll flow: a sealed reaction is
   hidden from the GM too, and the ledger (which GMs read) would leak its text.
@@ -177,7 +177,7 @@ class EventBinding:
 
     def before_submit(self, character: Any) -> None:
         """A character whose answers are still open to the table's veto cannot be submitted."""
-        from characters.event_creation import check_ready_to_submit
+        from rulesets.event.creation import check_ready_to_submit
 
         check_ready_to_submit(character)
 

@@ -8,43 +8,14 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.urls import include, path
 from django.utils import timezone
 
-import tintero.urls as root_urls
-from characters import event_creation as flow
-from characters import event_urls, services
-from characters import urls as character_urls
-from characters.event_apis import (
-    EventAnswerDetailView,
-    EventAnswerListView,
-    EventCloseView,
-    EventDefendView,
-    EventReformulateView,
-    EventVoteView,
-    EventWithdrawView,
-)
+from characters import services
 from characters.models import Character, CharacterStatus, EventAnswer, LedgerEntry
+from rulesets.event import creation as flow
+from rulesets.event.tests.sheet_fixtures import EventTable, build_event_table, valid_sheet
 from systems.errors import RulesError
-from tests.characters.event_fixtures import EventTable, build_event_table, valid_sheet
 from tests.personas import PASSWORD
-from tintero.api import urls as api_urls
-
-# This module is also the URLconf of its page and API tests: the project's, plus the Event routes.
-_api = [
-    path("characters/<int:character_id>/event-answers/", EventAnswerListView.as_view(), name="event-answers"),
-    path("event-answers/<int:answer_id>/", EventAnswerDetailView.as_view(), name="event-answer"),
-    path("event-answers/<int:answer_id>/vote/", EventVoteView.as_view(), name="event-answer-vote"),
-    path("event-answers/<int:answer_id>/withdraw/", EventWithdrawView.as_view(), name="event-answer-withdraw"),
-    path("event-answers/<int:answer_id>/defend/", EventDefendView.as_view(), name="event-answer-defend"),
-    path("event-answers/<int:answer_id>/close/", EventCloseView.as_view(), name="event-answer-close"),
-    path("event-answers/<int:answer_id>/reformulate/", EventReformulateView.as_view(), name="event-answer-reformulate"),
-]
-urlpatterns = [
-    path("api/", include((_api + list(api_urls.urlpatterns), "api"))),
-    path("", include((list(event_urls.urlpatterns) + list(character_urls.urlpatterns), "characters"))),
-    *[p for p in root_urls.urlpatterns if getattr(p, "app_name", None) not in ("characters", "api")],
-]
 
 
 @pytest.fixture
@@ -261,7 +232,6 @@ def test_a_progress_pick_goes_to_the_vote_then_to_the_ledger(ev: EventTable) -> 
 # --- Pages and API ----------------------------------------------------------------------------------
 
 
-@pytest.mark.urls(__name__)
 def test_the_page_shows_each_answer_with_its_votes(ev: EventTable, client: Any) -> None:
     character = ev.draft()
     answer = flow.answer_question(actor=ev.ana, character=character, question="WHO_AM_I", text="Soy Valy.")
@@ -279,7 +249,6 @@ def test_the_page_shows_each_answer_with_its_votes(ev: EventTable, client: Any) 
     assert client.get(f"/characters/{character.pk}/event/answers/").status_code == 404
 
 
-@pytest.mark.urls(__name__)
 def test_the_api_answers_votes_and_closes(ev: EventTable, client: Any) -> None:
     character = ev.draft()
     client.login(username="ev_ana", password=PASSWORD)

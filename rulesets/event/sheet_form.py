@@ -1,6 +1,6 @@
 """Event: the *ficha de personaje* as a form: the two sentences, the skill lines with their "+" and, when
 the campaign plays with *talento destacado*, the talent. Used for drafts (and by GMs for NPCs); at a
-table that votes answer by answer, the creation flow (``characters.event_creation``) fills the same sheet."""
+table that votes answer by answer, the creation flow (``rulesets.event.creation``) fills the same sheet."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.event import BINDING, settings_of
+from rulesets.event.sheet import BINDING, settings_of
 from systems.errors import RulesError
 from systems.event.sheet import Origin, normalize_name
 

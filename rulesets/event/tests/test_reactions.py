@@ -18,10 +18,10 @@ from campaigns import policy
 from rolls import flows
 from rolls.models import Flow, FlowStatus, FlowStep
 from rolls.selectors import flow_views
+from rulesets.event.tests.roll_fixtures import RULES, EventRollTable, build_event_roll_table
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.event.reactions import seal_digest
-from tests.rolls.event_fixtures import RULES, EventRollTable, build_event_roll_table
 from tintero.sealing import unseal
 
 pytestmark = pytest.mark.django_db

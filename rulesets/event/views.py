@@ -22,10 +22,10 @@ from campaigns import policy
 from campaigns.models import Membership
 from campaigns.policy import Viewer
 from campaigns.views.common import is_htmx, user_of
-from characters import event_creation as flow
-from characters.bindings.event import load_sheet, settings_of
 from characters.models import Character, CharacterStatus, EventAnswer
 from characters.services import campaign_settings
+from rulesets.event import creation as flow
+from rulesets.event.sheet import load_sheet, settings_of
 from systems.errors import RulesError
 
 
@@ -49,7 +49,7 @@ def answers_context(character: Character, viewer: Viewer, error: str | None = No
         .select_related("user")
         .values_list("user_id", "user__display_name")
     )
-    rows = []
+    rows: list[dict[str, Any]] = []
     for answer in flow.answers_of(character):
         mine = next((v for v in answer.votes if v["voter"] == viewer.user_id), None)
         rows.append(
@@ -101,7 +101,7 @@ def answers_context(character: Character, viewer: Viewer, error: str | None = No
 @require_GET
 def event_answers(request: HttpRequest, pk: int) -> HttpResponse:
     character, viewer = _character_for(request, pk)
-    return render(request, "characters/event/answers.html", answers_context(character, viewer))
+    return render(request, "event/answers.html", answers_context(character, viewer))
 
 
 def _step(request: HttpRequest, character: Character, viewer: Viewer, run: Callable[[], Any]) -> HttpResponse:
@@ -114,12 +114,12 @@ def _step(request: HttpRequest, character: Character, viewer: Viewer, run: Calla
         error = " ".join(exc.messages)
     if is_htmx(request):
         character.refresh_from_db()
-        return render(request, "characters/event/_answers.html", answers_context(character, viewer, error))
+        return render(request, "event/_answers.html", answers_context(character, viewer, error))
     if error:
         messages.error(request, error)
     else:
         messages.success(request, _("Hecho."))
-    return redirect(reverse("characters:event_answers", args=[character.pk]))
+    return redirect(reverse("event:answers", args=[character.pk]))
 
 
 @login_required

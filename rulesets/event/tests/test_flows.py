@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -15,9 +16,9 @@ from rolls import flows
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.runner import IdempotencyConflict
 from rolls.selectors import flow_views
+from rulesets.event.tests.roll_fixtures import EventRollTable, build_event_roll_table
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.event_fixtures import EventRollTable, build_event_roll_table
 from tintero.sealing import seal, unseal
 
 pytestmark = pytest.mark.django_db
@@ -193,7 +194,7 @@ def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTab
 # --- Desafío: sealed splits, reveal, tie-breaks ---------------------------------------------------------
 
 
-def desafio(t: EventRollTable, *participants: dict) -> Flow:  # type: ignore[type-arg]
+def desafio(t: EventRollTable, *participants: dict[str, Any]) -> Flow:
     flow = flows.start_flow(
         actor=t.gm, scene=t.scene, kind="desafio", params={"ability": "Destreza", "participants": list(participants)}
     )

@@ -10,16 +10,17 @@ make the roll secret.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from django import forms
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 from pydantic import BaseModel
 
+from campaigns.policy import RollPowers
 from characters.models import Character
-from rolls.bindings.event import ACTION, level_label, settings_of
 from rolls.services import RollSpec
+from rulesets.event.rolls import ACTION, level_label, settings_of
 from systems.event.action import Choice
 from systems.event.sheet import EventSheet
 
@@ -41,6 +42,12 @@ def _skills(character: Character, settings: Any) -> list[tuple[str, str]]:
 
 
 class RollBuilderForm(forms.Form):
+    """The composer's Event roll section (the ``RollBuilder`` contract of ``rulesets.kit.rolls``)."""
+
+    kind_field = "kind"
+    # The composer shows only the chosen kind's fields ("Sin tirada": none of them).
+    fields_by_kind = {ACTION: ("character", "skill", "difficulty", "choice", "dice", "label", "secret")}
+
     kind = forms.ChoiceField(
         label=_("Tirada de Event"), required=False, choices=[("", _("Sin tirada")), (ACTION, _("Acción"))]
     )
@@ -73,24 +80,29 @@ class RollBuilderForm(forms.Form):
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: RollPowers | None = None,
         settings: BaseModel | None = None,
+        default_character: int | None = None,
     ) -> None:
         super().__init__(data, prefix=prefix)
-        self.is_gm = is_gm
+        self.powers = powers or RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
         self.rules = settings_of(settings)
         self.characters = {c.pk: c for c in characters}
-        self.fields["character"].choices = [("", _("Ninguno"))] + [(c.pk, c.name) for c in self.characters.values()]
-        skills: list[tuple[str, str]] = [("", _("Ninguna (1 dado)"))]
-        for character in self.characters.values():
-            skills += _skills(character, self.rules)
-        self.fields["skill"].choices = skills
+        character = cast(forms.ChoiceField, self.fields["character"])
+        character.choices = [("", _("Ninguno")), *((c.pk, c.name) for c in self.characters.values())]
+        if default_character in self.characters:
+            character.initial = default_character
+        skills: list[tuple[str, Any]] = [("", _("Ninguna (1 dado)"))]
+        for each in self.characters.values():
+            skills += _skills(each, self.rules)
+        cast(forms.ChoiceField, self.fields["skill"]).choices = skills
         language = get_language() or "es"
-        self.fields["difficulty"].choices = [("", "—")] + [
+        cast(forms.ChoiceField, self.fields["difficulty"]).choices = [("", "—")] + [
             (n, level_label(n, self.rules, language)) for n in range(1, self.rules.sides + 1)
         ]
-        if not is_gm:
+        if not self.powers.npc_dice:  # an NPC's pool by size: the GM's
             del self.fields["dice"]
+        if not self.powers.secret_rolls:
             del self.fields["secret"]
 
     def clean(self) -> dict[str, Any]:
@@ -107,7 +119,7 @@ class RollBuilderForm(forms.Form):
                 data["character"] = character_id = int(owner)
             elif int(owner) != character_id:
                 self.add_error("skill", _("Esa habilidad no es de ese personaje."))
-        if character_id is None and not self.is_gm and len(self.characters) == 1:
+        if character_id is None and not self.powers.npc_dice and len(self.characters) == 1:
             data["character"] = next(iter(self.characters))
         if data.get("dice") and data.get("character") is not None:
             self.add_error("dice", _("La reserva de un personaje sale de su ficha."))

@@ -12,14 +12,15 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from campaigns.models import Post
-from rolls.bindings.event import BINDING
+from campaigns.policy import RollPowers
 from rolls.models import Flow, FlowStep, Roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets import registry
+from rulesets.event.rolls import BINDING
+from rulesets.event.tests.roll_fixtures import EventRollTable, build_event_roll_table
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 from systems.event.settings import EventSettings
-from tests.rolls.event_fixtures import EventRollTable, build_event_roll_table
 
 pytestmark = pytest.mark.django_db
 SHEET = {
@@ -111,17 +112,21 @@ def test_fist_tiebreak_and_order_roll() -> None:
 
 # --- Builder --------------------------------------------------------------------------------------
 
+PLAYER = RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
+GM = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
+
 
 def test_builder_roll_specs_from_form_data(t: EventRollTable) -> None:
-    form_class, template = (registry.plugin("event").builder, registry.plugin("event").templates.builder)  # type: ignore[misc]
-    assert template == "rolls/builders/event.html"
+    form_class, template = registry.plugin("event").builder, registry.plugin("event").templates.builder
+    assert form_class is not None
+    assert template == "event/builder.html"
     data = {
         "roll-kind": "action",
         "roll-skill": f"{t.gorton.pk}|Atletismo",
         "roll-difficulty": "5",
         "roll-choice": "ROLL",
     }
-    form = form_class(data, prefix="roll", characters=[t.gorton], is_gm=False, settings=EventSettings())
+    form = form_class(data, prefix="roll", characters=[t.gorton], powers=PLAYER, settings=EventSettings())
     assert form.is_valid(), form.errors
     # "Roll" is what happens unless the success is automatic: the builder leaves the choice out (event-16).
     assert form.roll_specs() == [
@@ -144,16 +149,34 @@ def test_builder_roll_specs_from_form_data(t: EventRollTable) -> None:
             "roll-difficulty": 3,
         },
         characters=[t.gorton, t.valy],
-        is_gm=True,
+        powers=GM,
     )
     assert not wrong.is_valid() and "skill" in wrong.errors
     gm = form_class(
         {"roll-kind": "action", "roll-dice": "3", "roll-difficulty": "4", "roll-secret": "on", "roll-choice": "ROLL"},
         characters=[],
-        is_gm=True,
+        powers=GM,
     )
     assert gm.is_valid(), gm.errors
     assert gm.roll_specs()[0].gm_only and gm.roll_specs()[0].data["dice"] == 3
+
+
+def test_builder_preselects_the_only_character_and_groups_fields_by_kind(t: EventRollTable) -> None:
+    """Issue 10: the player's only character is preselected; each roll kind names its fields (the composer
+    hides the rest); a player is never offered the GM's NPC pool or a secret roll."""
+    form_class = registry.plugin("event").builder
+    assert form_class is not None
+    form = form_class(None, characters=[t.gorton], powers=PLAYER, default_character=t.gorton.pk)
+    assert form["character"].value() == t.gorton.pk
+    assert form.kind_field == "kind" and set(form.fields_by_kind) == {"action"}
+    assert set(form.fields_by_kind["action"]) | {"kind"} >= set(form.fields)
+    assert "dice" not in form.fields and "secret" not in form.fields
+    gm = form_class(None, characters=[t.gorton, t.guard], powers=GM, default_character=None)
+    assert gm["character"].value() is None and {"dice", "secret"} <= set(gm.fields)
+    html = Client()
+    html.force_login(t.paco)
+    page = html.get(t.scene.get_absolute_url()).content.decode()
+    assert 'name="roll-kind"' in page and "(id)" not in page
 
 
 def test_a_post_with_an_action_roll_through_the_api(t: EventRollTable, monkeypatch: Any) -> None:

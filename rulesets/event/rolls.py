@@ -313,8 +313,8 @@ class EventRollBinding:
             return Prepared(request=request, public=public)
         if kind == FIST_TIEBREAK:
             fist = FistChoice.model_validate(data)
-            request = FistTiebreakRequest(side=fist.side, counts=fist.counts)
-            return Prepared(request=request, public={**request.model_dump(mode="json"), "names": fist.names})
+            tiebreak = FistTiebreakRequest(side=fist.side, counts=fist.counts)
+            return Prepared(request=tiebreak, public={**tiebreak.model_dump(mode="json"), "names": fist.names})
         if kind == ORDER_ROLL:
             return Prepared(request=OrderRollRequest(), public={})
         raise RulesError("unknown_roll_kind", f"«{kind}» no es una tirada de Event.", f"'{kind}' is not an Event roll.")
