@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rulesets.event.builder import RollBuilderForm
 from rulesets.event.legacy_flows import FLOW_KINDS
+from rulesets.event.procedures.reaction import REACTION
 from rulesets.event.rolls import BINDING as ROLL_BINDING
 from rulesets.event.sheet import BINDING as SHEET_BINDING
 from rulesets.event.sheet_form import SheetForm
@@ -17,7 +18,8 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    # The action and the desafío are still old-style handlers (rulesets/event/legacy_flows.py).
+    procedures={**FLOW_KINDS, "reaction": REACTION},  # type: ignore[dict-item]
     templates=RulesetTemplates(
         sheet="event/sheet.html",
         pools="event/pools.html",
@@ -27,7 +29,7 @@ PLUGIN = RulesetPlugin(
         procedures={
             "action": "event/flows/action.html",
             "desafio": "event/flows/desafio.html",
-            "reaction": "event/flows/reaction.html",
+            "reaction": "event/procedures/reaction.html",
         },
     ),
     urls="rulesets.event.urls",

@@ -93,6 +93,19 @@ class Reads:
     board: bool = False
     rules_state: bool = False
     open_rolls: bool = False
+    # Kinds of the campaign's other procedures the steps read, locked (an Event action takes a reaction).
+    procedures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProcedureFacts:
+    """Another procedure of the campaign, as stored, for a step that reads it (``Reads.procedures``)."""
+
+    id: int
+    kind: str
+    is_open: bool
+    state: JSON
+    secret: JSON
 
 
 @dataclass(frozen=True)
@@ -108,6 +121,7 @@ class Table:
     board: Mapping[int, BoardAspect] = field(default_factory=dict)
     rules_state: JSON = field(default_factory=dict)
     open_rolls: Sequence[StoredRoll] = ()  # newest first
+    procedures: Sequence[ProcedureFacts] = ()  # the other procedures of ``Reads.procedures``, oldest first
 
     def character(self, character_id: int | None) -> CharacterFacts:
         """An approved character of the campaign, or the one refusal for any other id."""

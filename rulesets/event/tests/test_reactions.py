@@ -85,16 +85,16 @@ def test_lifecycle_sealed_revealed_valued_used_134(t: EventRollTable) -> None:
     """event-134 (b) and event-137: sealed (hash and timestamp only) → revealed → valued 2 → an action with a
     skill pool of 2 (base die + Intimidar) gets 2 extra dice: pool 4 and the reaction is USED."""
     flow = write(t)
-    assert flow.state["status"] == "SEALED" and flow.waiting_for["users"] == [t.paco.pk]
+    assert flow.state["status"] == "SEALED" and flow.waiting_for["steps"][0]["users"] == [t.paco.pk]
     assert set(flow.state) >= {"digest", "committed_at", "character", "session"}
-    assert "text" not in flow.state and "nonce" not in flow.state
+    assert flow.state["text"] is None and flow.state["nonce"] is None
     opened = unseal(flow.secret_state["sealed"], f"{flow.pk}|reaction")  # only the server opens it
     assert opened["text"] == SENTENCE
     assert seal_digest(1, SENTENCE, opened["nonce"]) == flow.state["digest"]
     with pytest.raises(PermissionDenied):
         step(flow, t.gm, "reveal")  # the player reveals, not the GM
     flow = step(flow, t.paco, "reveal", text=SENTENCE)
-    assert flow.state["status"] == "REVEALED" and flow.state["text"] == SENTENCE and flow.secret_state == {}
+    assert flow.state["status"] == "REVEALED" and flow.state["text"] == SENTENCE and not flow.secret_state["sealed"]
     assert seal_digest(1, flow.state["text"], flow.state["nonce"]) == flow.state["digest"]  # anyone can check
     with pytest.raises(PermissionDenied):
         step(flow, t.paco, "value", value=3)  # the GM values it
@@ -127,9 +127,9 @@ def test_reveal_refuses_a_text_that_does_not_match(t: EventRollTable) -> None:
     flow = write(t)
     with pytest.raises(RulesError) as refused:
         step(flow, t.paco, "reveal", text="Alguien me ataca en la taberna")
-    assert refused.value.code == "REACTION_MISMATCH"
+    assert refused.value.code == "reaction_mismatch"
     flow.refresh_from_db()
-    assert flow.state["status"] == "SEALED" and "text" not in flow.state
+    assert flow.state["status"] == "SEALED" and flow.state["text"] is None
 
 
 def test_value_out_of_range_refused_134(t: EventRollTable) -> None:
@@ -138,9 +138,10 @@ def test_value_out_of_range_refused_134(t: EventRollTable) -> None:
     for bad in (4, -1):
         with pytest.raises(RulesError) as refused:
             step(flow, t.gm, "value", value=bad)
-        assert refused.value.code == "REACTION_VALUE_RANGE"
-    with pytest.raises(PermissionDenied):
-        step(write(t, t.jenny, t.valy), t.gm, "value", value=1)  # still sealed: not the GM's step yet
+        assert refused.value.code == "reaction_value_range"
+    with pytest.raises(RulesError) as refused:
+        step(write(t, t.jenny, t.valy), t.gm, "value", value=1)  # still sealed: the step is not offered yet
+    assert refused.value.code == "step_not_available"
 
 
 def test_one_reaction_per_character_and_session_135(t: EventRollTable) -> None:
@@ -148,7 +149,7 @@ def test_one_reaction_per_character_and_session_135(t: EventRollTable) -> None:
     write(t)
     with pytest.raises(RulesError) as refused:
         write(t, text="Otra frase")
-    assert refused.value.code == "REACTION_ALREADY_WRITTEN"
+    assert refused.value.code == "reaction_already_written"
     assert write(t, session=2).state["session"] == 2
     with pytest.raises(PermissionDenied):
         write(t, actor=t.daria)  # Gorton is Paco's
@@ -190,8 +191,8 @@ def test_only_a_valued_reaction_of_the_acting_character(t: EventRollTable) -> No
 
 def test_expire_at_session_end(t: EventRollTable) -> None:
     flow = step(write(t), t.gm, "expire")
-    assert flow.state["status"] == "EXPIRED" and flow.status == FlowStatus.SETTLED and flow.secret_state == {}
-    assert "text" not in flow.state  # an expired reaction is never revealed
+    assert flow.state["status"] == "EXPIRED" and flow.status == FlowStatus.SETTLED and not flow.secret_state["sealed"]
+    assert flow.state["text"] is None  # an expired reaction is never revealed
 
 
 def test_reactions_off_are_refused(t: EventRollTable) -> None:
@@ -199,7 +200,7 @@ def test_reactions_off_are_refused(t: EventRollTable) -> None:
     t.set_rules(RULES)
     with pytest.raises(RulesError) as refused:
         write(t, session=3)
-    assert refused.value.code == "REACTIONS_DISABLED"
+    assert refused.value.code == "reactions_disabled"
     with pytest.raises(RulesError) as refused:
         action(t, reaction)
     assert refused.value.code == "REACTIONS_DISABLED"
@@ -215,3 +216,69 @@ def test_start_form_only_for_players_when_reactions_are_on(t: EventRollTable) ->
     t.set_rules(RULES)
     client.force_login(t.paco)
     assert "event-reaction-start" not in client.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
+
+
+# --- The step table: the record in words, the pickers, who acts when ----------------------------------
+
+
+def record(flow: Flow, viewer) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    view = flow_views(policy.viewer_for(viewer, t_campaign(flow)), [Flow.objects.get(pk=flow.pk)], "es")[0]
+    return [(line.text_es, line.text_en) for line in view.lines]
+
+
+def t_campaign(flow: Flow):  # type: ignore[no-untyped-def]
+    return Flow.objects.select_related("campaign").get(pk=flow.pk).campaign
+
+
+def test_the_record_tells_the_reaction_in_words_and_never_the_sealed_text(t: EventRollTable) -> None:
+    flow = write(t)
+    sealed_lines = record(flow, t.gm)
+    assert sealed_lines[0][0].startswith("Gorton sella una reacción para la sesión 1 (huella ")
+    assert sealed_lines[0][1].startswith("Gorton seals a reaction for session 1 (digest ")
+    assert not any("Robert" in es + en for es, en in sealed_lines)
+    flow = step(step(flow, t.paco, "reveal", text=SENTENCE), t.gm, "value", value=2)
+    lines = record(flow, t.daria)  # another player reads the same record
+    assert lines[1] == (f"Gorton revela su reacción: «{SENTENCE}».", f"Gorton reveals their reaction: “{SENTENCE}”.")
+    assert lines[2] == (
+        "El máster valora la reacción de Gorton: 2 dados extra en su próxima acción.",
+        "The GM values Gorton's reaction: 2 extra dice on their next action.",
+    )
+    html = Client()
+    html.force_login(t.daria)
+    page = html.get(f"/flows/{flow.pk}/").content.decode()
+    assert ">Reacción<" in page and ": reveal" not in page and ": value" not in page  # words, not step keys
+
+
+def test_who_acts_follows_the_state(t: EventRollTable) -> None:
+    """Sealed: only its player reveals; revealed: only the GM values; valued: the GM may revalue, nothing is
+    awaited; the GM may expire it until it is used."""
+    from rulesets.event.procedures.reaction import REACTION, ReactionState
+
+    flow = write(t)
+    state = ReactionState.model_validate(flow.state)
+    assert {s.key: set(a) for s, a in REACTION.offered(state)} == {"reveal": {t.paco.pk}, "expire": {"gm"}}
+    flow = step(flow, t.paco, "reveal")
+    state = ReactionState.model_validate(flow.state)
+    assert {s.key: set(a) for s, a in REACTION.offered(state)} == {"value": {"gm"}, "expire": {"gm"}}
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.paco, "reveal")  # once
+    assert refused.value.code == "step_not_available"
+    flow = step(flow, t.gm, "value", value=1)
+    state = ReactionState.model_validate(flow.state)
+    assert {s.key for s, _a in REACTION.offered(state)} == {"revalue", "expire"} and flow.waiting_for == {}
+    assert step(flow, t.gm, "revalue", value=3).state["value"] == 3
+
+
+def test_the_character_picker_offers_only_the_players_own_and_refuses_others(t: EventRollTable) -> None:
+    from rolls.selectors import opening_choices
+
+    offered = opening_choices(t.scene, policy.viewer_for(t.paco, t.campaign))["reaction"]["character"]
+    assert [(c.value, c.label) for c in offered] == [(str(t.gorton.pk), "Gorton")]
+    assert opening_choices(t.scene, policy.viewer_for(t.gm, t.campaign))["reaction"]["character"] == []
+    with pytest.raises(PermissionDenied):
+        write(t, character=t.khan)  # Daria's
+    with pytest.raises(RulesError) as refused:
+        flows.start_flow(
+            actor=t.paco, scene=t.scene, kind="reaction", params={"character": 999_999, "session": 1, "text": "x"}
+        )
+    assert refused.value.code == "unknown_character"
