@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rulesets.event.builder import RollBuilderForm
 from rulesets.event.legacy_flows import FLOW_KINDS
+from rulesets.event.procedures.action import ACTION_PROCEDURE
 from rulesets.event.procedures.reaction import REACTION
 from rulesets.event.rolls import BINDING as ROLL_BINDING
 from rulesets.event.sheet import BINDING as SHEET_BINDING
@@ -18,8 +19,8 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    # The action and the desafío are still old-style handlers (rulesets/event/legacy_flows.py).
-    procedures={**FLOW_KINDS, "reaction": REACTION},  # type: ignore[dict-item]
+    # The desafío is still an old-style handler (rulesets/event/legacy_flows.py).
+    procedures={**FLOW_KINDS, "action": ACTION_PROCEDURE, "reaction": REACTION},  # type: ignore[dict-item]
     templates=RulesetTemplates(
         sheet="event/sheet.html",
         pools="event/pools.html",
@@ -27,7 +28,7 @@ PLUGIN = RulesetPlugin(
         builder="event/builder.html",
         start="event/flows/_start.html",
         procedures={
-            "action": "event/flows/action.html",
+            "action": "event/procedures/action.html",
             "desafio": "event/flows/desafio.html",
             "reaction": "event/procedures/reaction.html",
         },

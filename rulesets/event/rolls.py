@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from rulesets.event.refusals import by_the_rules
 from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource
@@ -284,6 +285,9 @@ class EventRollBinding:
         return kind in KINDS
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
+        return by_the_rules(lambda: self._prepare(kind, data, sheet, settings))
+
+    def _prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         s = settings_of(settings)
         if kind == ACTION:
             choice = ActionChoice.model_validate(data)
@@ -320,6 +324,9 @@ class EventRollBinding:
         raise RulesError("unknown_roll_kind", f"«{kind}» no es una tirada de Event.", f"'{kind}' is not an Event roll.")
 
     def resolve(self, kind: str, prepared: Prepared, dice: DiceSource, settings: BaseModel | None) -> Resolved:
+        return by_the_rules(lambda: self._resolve(kind, prepared, dice, settings))
+
+    def _resolve(self, kind: str, prepared: Prepared, dice: DiceSource, settings: BaseModel | None) -> Resolved:
         s = settings_of(settings)
         request: Any = prepared.request
         if kind == ACTION:

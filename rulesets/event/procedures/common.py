@@ -3,35 +3,21 @@ pickers and the words the record uses for the game's outcomes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
-
-from django.utils.translation import gettext as _
+from collections.abc import Mapping, Sequence
 
 from campaigns import policy
+from rulesets.event.refusals import by_the_rules
 from rulesets.event.rolls import settings_of
 from rulesets.kit.procedures import Choice
 from rulesets.kit.refusals import refuse
 from rulesets.kit.table import CharacterFacts, Table
 from systems.errors import RulesError
-from systems.event.ladder import Outcome
 from systems.event.settings import EventSettings
 from systems.event.sheet import EventSheet
-
-T = TypeVar("T")
 
 
 def rules_of(table: Table) -> EventSettings:
     return settings_of(table.settings)
-
-
-def by_the_rules(run: Callable[[], T]) -> T:
-    """Run a pure rule of ``systems.event``; its refusal keeps its words and takes the API's one code case
-    (the spec's ``AUTOMATIC_OUTCOME`` is ``automatic_outcome`` here)."""
-    try:
-        return run()
-    except RulesError as refused:
-        raise refuse(refused.code.lower(), refused.message_es, refused.message_en, **refused.details) from None
 
 
 def sheet_of(character: CharacterFacts, rules: EventSettings) -> EventSheet:
@@ -52,12 +38,4 @@ def reactions_off() -> RulesError:
     )
 
 
-def outcome_words(outcome: Outcome | str | None) -> str:
-    """An action's outcome in the game's words (translated where it is called, inside ``in_both``)."""
-    words = {
-        Outcome.ABSOLUTE_SUCCESS: _("éxito absoluto"),
-        Outcome.PARTIAL_SUCCESS: _("éxito parcial"),
-        Outcome.FAILURE: _("fallo"),
-        Outcome.CRITICAL_FAILURE: _("fallo crítico"),
-    }
-    return words.get(Outcome(outcome), "") if outcome else ""
+__all__ = ["by_the_rules", "own_characters", "reactions_off", "rules_of", "sheet_of"]

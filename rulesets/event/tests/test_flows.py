@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.test import Client
 from django.utils import timezone
 
 from campaigns import policy
@@ -22,6 +23,12 @@ from systems.errors import RulesError
 from tintero.sealing import seal, unseal
 
 pytestmark = pytest.mark.django_db
+
+
+def awaited(flow: Flow) -> dict[str, Any]:
+    """The first step the procedure waits for (``waiting_for``'s one shape; the desafío's older one too)."""
+    waiting = flow.waiting_for
+    return dict(waiting["steps"][0]) if "steps" in waiting else {**waiting, "gm": waiting.get("who") == "gm"}
 
 
 @pytest.fixture
@@ -59,7 +66,7 @@ def test_automatic_absolute_success_rolls_nothing_and_the_player_narrates(t: Eve
     roll = flow.rolls.get()
     assert roll.result["automatic"] is True and roll.result["dice"] == []
     assert roll.summary_es.startswith("Atletismo++ (4 dados) contra Común (3): Éxito absoluto automático")
-    assert flow.waiting_for["step"] == "narrate" and flow.waiting_for["users"] == [t.paco.pk]
+    assert awaited(flow)["step"] == "narrate" and awaited(flow)["users"] == [t.paco.pk]
     with pytest.raises(PermissionDenied):
         step(flow, t.gm, "narrate", text="El máster no narra un éxito absoluto ajeno.")
 
@@ -71,15 +78,15 @@ def test_choose_take_partial_without_rolling_and_the_gm_narrates(t: EventRollTab
         step(flow, t.daria, "choose", choice="ROLL")  # not her character
     with pytest.raises(RulesError) as refused:
         step(flow, t.paco, "choose", choice="TAKE_FAILURE")
-    assert refused.value.code == "CHOICE_NOT_OFFERED"
+    assert refused.value.code == "choice_not_offered"
     flow = step(flow, t.paco, "choose", choice="TAKE_PARTIAL")
     assert flow.state["outcome"] == "PARTIAL_SUCCESS" and flow.rolls.get().result["dice"] == []
-    assert flow.waiting_for == {**flow.waiting_for, "step": "narrate", "who": "gm"}
+    assert awaited(flow)["step"] == "narrate" and awaited(flow)["gm"]
     flow = step(flow, t.gm, "narrate", text="Gorton se impone, pero a gritos.")
     assert flow.status == FlowStatus.SETTLED and flow.state["narration"]["status"] == "FINAL"
     with pytest.raises(RulesError) as refused:
         step(flow, t.gm, "narrate", text="Otra vez")
-    assert refused.value.code == "flow_closed"
+    assert refused.value.code == "step_not_available"
 
 
 def test_roll_is_made_by_the_server_and_a_player_narrates_with_vetoes_accepted(t: EventRollTable) -> None:
@@ -107,15 +114,16 @@ def test_narration_defended_and_overruled_becomes_partial_success(t: EventRollTa
     flow = step(flow, t.jenny, "veto", key="v-jenny")  # a replay: nothing twice
     flow = step(flow, t.gm, "close_votes")
     assert flow.state["narration"]["status"] == "CONTESTED"
-    assert flow.waiting_for["step"] == "defend" and flow.waiting_for["users"] == [t.paco.pk]
+    assert awaited(flow)["step"] == "defend" and awaited(flow)["users"] == [t.paco.pk]
     with pytest.raises(RulesError) as refused:
         step(flow, t.gm, "no_answer")  # the author still has time
-    assert refused.value.code == "RESPONSE_TIME_LEFT"
+    assert refused.value.code == "response_time_left"
     flow = step(flow, t.paco, "defend", argument="Se sigue de la intimidación.")
     with pytest.raises(RulesError) as refused:
         step(flow, t.paco, "reformulate", text="Otra versión")
-    assert refused.value.code in {"ONE_RESPONSE_ONLY", "NOT_CONTESTED"}
-    assert set(flow.state["narration"]["window"]["vetoes"]) == {"GM", str(t.jenny.pk)}  # carried over
+    assert refused.value.code == "step_not_available"  # one answer only
+    votes = flow.state["narration"]["window"]["votes"]
+    assert {voter for voter, kind in votes if kind == "VETO"} == {"GM", str(t.jenny.pk)}  # carried over
     flow = step(flow, t.gm, "close_votes")
     assert flow.state["outcome"] == "PARTIAL_SUCCESS" and flow.state["narration"]["status"] == "GM_NARRATION"
     with pytest.raises(PermissionDenied):
@@ -164,13 +172,13 @@ def test_talent_reroll_is_a_follow_up_under_the_roll(t: EventRollTable) -> None:
     t.set_rules({"core": {"narration_veto": True}, "optional": {"talent": {"enabled": True}}})
     flow = action(t, t.khan, 4, "Destreza")  # Destreza+ is Khan's talent: 3 dice < 4
     flow = step(flow, t.daria, "choose", [4, 2, 1], choice="ROLL")
-    assert flow.waiting_for["step"] == "talent" and flow.state["outcome"] == "PARTIAL_SUCCESS"
+    assert awaited(flow)["step"] == "talent" and flow.state["outcome"] == "PARTIAL_SUCCESS"
     flow = step(flow, t.daria, "talent", [5], index=2)  # #103
     assert flow.state["outcome"] == "ABSOLUTE_SUCCESS" and flow.state["dice"] == [4, 2, 5]
     follow = RollFollowUp.objects.get(kind="talent")
     assert follow.result["dice"] == [4, 2, 5] and "Éxito absoluto" in follow.summary_es
     assert flow.rolls.get().result["dice"] == [4, 2, 1]  # the roll itself is never edited
-    assert flow.waiting_for["step"] == "narrate"
+    assert awaited(flow)["step"] == "narrate"
 
 
 def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTable) -> None:
@@ -178,7 +186,7 @@ def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTab
         flows.start_flow(actor=t.paco, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3})
     with pytest.raises(RulesError) as refused:
         flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 7})
-    assert refused.value.code == "DIFFICULTY_OUT_OF_RANGE"
+    assert refused.value.code == "difficulty_out_of_range"
     with pytest.raises(RulesError):
         flows.start_flow(
             actor=t.gm,
@@ -219,7 +227,7 @@ def everything_visible_to(t: EventRollTable, user, flow: Flow) -> str:  # type: 
 def test_desafio_74_splits_are_sealed_until_both_commit(t: EventRollTable) -> None:
     """#74: Valy (pool 2) L2 R0; Khan (pool 1) L0 R1 → Valy wins 2-0, Khan/Daria narrates 1-0, no roll."""
     flow = desafio(t, {"character": t.valy.pk, "skill": "Resistencia"}, {"character": t.khan.pk})
-    assert flow.waiting_for["users"] == sorted([t.jenny.pk, t.daria.pk])
+    assert awaited(flow)["users"] == sorted([t.jenny.pk, t.daria.pk])
     flow = step(flow, t.jenny, "commit", left=2, right=0)
     assert flow.state["committed"] == [f"c{t.valy.pk}"]
     for viewer in (t.gm, t.daria, t.paco, t.jenny, t.reader):
@@ -315,7 +323,7 @@ def test_desafio_with_an_npc_160_and_a_replayed_commit(t: EventRollTable) -> Non
     with pytest.raises(IdempotencyConflict):
         step(flow, t.jenny, "commit", key="k1", left=0, right=2)  # the same key for another request
     assert FlowStep.objects.count() == 1
-    assert flow.waiting_for["who"] == "gm" and flow.waiting_for["users"] == []
+    assert awaited(flow)["gm"] and awaited(flow)["users"] == []
     flow = step(flow, t.gm, "commit", left=1, right=2)
     assert flow.state["ix"]["left"]["winners"] == [f"c{t.valy.pk}"]
     assert flow.state["narrators"] == ["GM"]
@@ -339,8 +347,8 @@ def test_desafio_talent_in_a_tie_break_111(t: EventRollTable) -> None:
     flow = step(flow, t.daria, "commit", left=2, right=1)
     flow = step(flow, t.jenny, "commit", [3, 2, 5, 1, 4, 2], left=2, right=1)
     # Left rolled [3,2] vs [5,1] and waits for Khan's talent decision (sealed); the right waits behind it.
-    assert flow.state["stage"] == "tiebreak" and flow.waiting_for["step"] == "talent"
-    assert flow.waiting_for["users"] == [t.daria.pk]
+    assert flow.state["stage"] == "tiebreak" and awaited(flow)["step"] == "talent"
+    assert awaited(flow)["users"] == [t.daria.pk]
     flow = step(flow, t.daria, "talent", [6, 4, 2], index=1)
     assert flow.state["ix"]["left"]["winners"] == [f"c{t.khan.pk}"]
     assert RollFollowUp.objects.get(kind="talent").summary_es == "Talento destacado: Khan [3][6], Valy [5][1]"
@@ -357,3 +365,77 @@ def test_seal_is_authenticated_and_bound() -> None:
 
 def test_post_roll_is_never_part_of_a_flow(t: EventRollTable) -> None:
     assert not Roll.objects.exists()
+
+
+# --- The action's step table: the record in the thread, the pickers, who acts when -------------------------
+
+
+def record(flow: Flow, viewer: Any) -> list[tuple[str, str, list[int]]]:
+    view = flow_views(policy.viewer_for(viewer, flow.campaign), [Flow.objects.get(pk=flow.pk)], "es")[0]
+    return [(line.text_es, line.text_en, list(line.rolls)) for line in view.lines]
+
+
+def test_the_record_keeps_the_dice_the_partial_success_and_the_gms_narration(t: EventRollTable) -> None:
+    """Issue 10: when the action closes, the thread keeps who did what, the dice, the outcome in the game's
+    words and the GM's narration, in both languages; a reload (a new request) finds it in the scene."""
+    flow = action(t, t.valy, 4, "Carterista")  # Carterista+: 3 dice < 4
+    flow = step(flow, t.jenny, "choose", [4, 1, 2], choice="ROLL")
+    flow = step(flow, t.gm, "narrate", text="Valy roza la bolsa, pero el mercader se gira.")
+    assert flow.status == FlowStatus.SETTLED
+    roll = flow.rolls.get()
+    assert record(flow, t.daria) == [
+        (
+            "El máster pide una acción a Valy: Carterista+ contra Complicado (4).",
+            "The GM calls for an action by Valy: Carterista+ against Complicated (4).",
+            [],
+        ),
+        (
+            "Valy: Carterista+ (3 dados) contra Complicado (4): [4][1][2] → Éxito parcial; narra el máster",
+            "Valy: Carterista+ (3 dice) against Complicated (4): [4][1][2] → Partial success; the GM narrates",
+            [roll.pk],
+        ),
+        (
+            "Narración del máster: «Valy roza la bolsa, pero el mercader se gira.»",
+            "The GM's narration: “Valy roza la bolsa, pero el mercader se gira.”",
+            [],
+        ),
+        ("Resultado de la acción de Valy: éxito parcial.", "Outcome of Valy's action: partial success.", []),
+    ]
+    page = Client()
+    page.force_login(t.daria)
+    thread = page.get(t.scene.get_absolute_url()).content.decode()
+    assert "Narración del máster: «Valy roza la bolsa" in thread and "Resultado de la acción de Valy" in thread
+    assert ": choose" not in thread and ": narrate" not in thread  # no step keys on the page
+
+
+def test_who_acts_follows_the_actions_state(t: EventRollTable) -> None:
+    from rulesets.event.procedures.action import ACTION_PROCEDURE, ActionState
+
+    def offered(flow: Flow) -> dict[str, set[Any]]:
+        state = ActionState.model_validate(Flow.objects.get(pk=flow.pk).state)
+        return {s.key: set(a) for s, a in ACTION_PROCEDURE.offered(state)}
+
+    flow = action(t, t.gorton, 2, "Intimidar")  # 2 == 2: partial or roll
+    assert offered(flow) == {"choose": {t.paco.pk}, "cancel": {"gm"}}
+    flow = step(flow, t.paco, "choose", choice="TAKE_PARTIAL")
+    assert offered(flow) == {"narrate": {"gm"}}
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.paco, "choose", choice="ROLL")  # once
+    assert refused.value.code == "step_not_available"
+
+
+def test_the_opening_pickers_and_values_they_did_not_offer(t: EventRollTable) -> None:
+    from rolls.selectors import opening_choices
+
+    gm = opening_choices(t.scene, policy.viewer_for(t.gm, t.campaign))["action"]
+    assert [c.label for c in gm["character"]] == ["Khan", "Gorton", "Valy", "Guardia"]
+    assert gm["difficulty"][3].label == "Complicado (4)" and gm["difficulty"][3].value == "4"
+    assert ("Intimidar", "Gorton: Intimidar (2)") in [(c.value, c.label) for c in gm["skill"]]
+    assert opening_choices(t.scene, policy.viewer_for(t.paco, t.campaign))["action"] == {}  # the GM's form
+    with pytest.raises(RulesError) as refused:
+        action(t, t.gorton, 3, "Volar")  # a skill the sheet does not have: refused, never rolled at no skill
+    assert refused.value.code == "unknown_skill"
+    with pytest.raises(RulesError) as refused:
+        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": 999_999, "difficulty": 3})
+    assert refused.value.code == "unknown_character"
+    assert not Flow.objects.filter(kind="action").exists()

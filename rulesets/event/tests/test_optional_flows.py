@@ -26,6 +26,12 @@ WILD = {"wild_die": {"enabled": True}}
 RECKLESS = {"reckless_roll": {"enabled": True}}
 
 
+def awaited(flow: Flow) -> dict[str, Any]:
+    """The first step the procedure waits for (``waiting_for``'s one shape; the desafío's older one too)."""
+    waiting = flow.waiting_for
+    return dict(waiting["steps"][0]) if "steps" in waiting else {**waiting, "gm": waiting.get("who") == "gm"}
+
+
 @pytest.fixture
 def t() -> EventRollTable:
     return build_event_roll_table()
@@ -77,13 +83,13 @@ def test_communal_die_counts_for_the_gate_and_is_consumed_at_the_lock_130(t: Eve
     rules(t, **COMMUNAL)
     open_communal(t, 3)
     flow = action(t, t.valy, 3, "Carterista")  # Carterista+: 3 dice == 3 without the communal die
-    assert flow.state["stage"] == "pool" and flow.waiting_for["step"] == "lock_pool"
-    assert flow.waiting_for["users"] == [t.jenny.pk]
+    assert flow.state["stage"] == "pool" and awaited(flow)["step"] == "lock_pool"
+    assert awaited(flow)["users"] == [t.jenny.pk]
     with pytest.raises(PermissionDenied):
         step(flow, t.daria, "take_communal")  # not her character
     flow = step(flow, t.jenny, "take_communal")
     assert flow.state["pool"] == 4 and communal_left(t) == 3  # taken, not consumed until the lock
-    refused(flow, t.jenny, "take_communal", "ONE_COMMUNAL_DIE")  # vector 128: one per pool
+    refused(flow, t.jenny, "take_communal", "step_not_available")  # vector 128: one per pool
     flow = step(flow, t.jenny, "lock_pool")
     assert flow.state["gate"] == "AUTO_ABSOLUTE" and communal_left(t) == 2  # vectors 127, 130
     entry = LedgerEntry.objects.get(operation="take_communal_die")
@@ -91,9 +97,9 @@ def test_communal_die_counts_for_the_gate_and_is_consumed_at_the_lock_130(t: Eve
     roll = flow.rolls.get()
     assert roll.result["breakdown"]["communal"] == 1 and roll.result["automatic"] is True
     assert "(4 dados: 1 comunal)" in roll.summary_es
-    assert flow.waiting_for["step"] == "narrate" and flow.waiting_for["users"] == [t.jenny.pk]
-    refused(flow, t.jenny, "lock_pool", "STEP_OUT_OF_ORDER")  # taken twice
-    refused(flow, t.jenny, "take_communal", "STEP_OUT_OF_ORDER")  # after the lock
+    assert awaited(flow)["step"] == "narrate" and awaited(flow)["users"] == [t.jenny.pk]
+    refused(flow, t.jenny, "lock_pool", "step_not_available")  # taken twice
+    refused(flow, t.jenny, "take_communal", "step_not_available")  # after the lock
     assert communal_left(t) == 2 and LedgerEntry.objects.filter(operation="take_communal_die").count() == 1
 
 
@@ -113,19 +119,19 @@ def test_communal_refusals_leave_the_pool_untouched_129_133(t: EventRollTable) -
     rules(t)
     flow = action(t, t.valy, 3, "Carterista")
     assert flow.state["stage"] == "choice"  # rule off: the pool locks at once, as before
-    refused(flow, t.jenny, "take_communal", "COMMUNAL_DISABLED")
+    refused(flow, t.jenny, "take_communal", "step_not_available")
     rules(t, **COMMUNAL)
     flow = action(t, t.valy, 3, "Carterista")
-    refused(flow, t.jenny, "take_communal", "COMMUNAL_EMPTY")  # vector 129
+    refused(flow, t.jenny, "take_communal", "communal_empty")  # vector 129
     npc = action(t, t.guard, 3, "Luchar")
     assert npc.state["stage"] == "choice"  # an NPC's pool has no extras to build (§8 A-22)
-    refused(npc, t.gm, "take_communal", "NPC_NOT_ALLOWED")  # vector 133
+    refused(npc, t.gm, "take_communal", "step_not_available")  # vector 133
     # Two players take the last die; the first lock consumes it, the second is refused and changes nothing.
     open_communal(t, 1)
     first = step(flow, t.jenny, "take_communal")
     second = step(action(t, t.gorton, 4, "Intimidar"), t.paco, "take_communal")
     step(first, t.jenny, "lock_pool")
-    refused(second, t.paco, "lock_pool", "COMMUNAL_EMPTY")
+    refused(second, t.paco, "lock_pool", "communal_empty")
     second.refresh_from_db()
     assert communal_left(t) == 0 and second.state["stage"] == "pool" and not second.rolls.exists()
     assert LedgerEntry.objects.filter(operation="take_communal_die").count() == 1
@@ -135,16 +141,16 @@ def test_a_vetoable_take_denied_by_two_vetoes_keeps_the_die_132(t: EventRollTabl
     rules(t, communal_pool={"enabled": True, "veto_on_take": True})
     open_communal(t, 2)
     flow = step(action(t, t.valy, 4, "Carterista"), t.jenny, "take_communal")
-    assert flow.waiting_for["step"] == "veto_take" and flow.state["pool"] == 3
+    assert awaited(flow)["step"] == "veto_take" and flow.state["pool"] == 3
     assert sorted(flow.state["communal_take"]["eligible"]) == sorted(["GM", str(t.daria.pk), str(t.paco.pk)])
-    refused(flow, t.jenny, "lock_pool", "WINDOW_OPEN")
+    refused(flow, t.jenny, "lock_pool", "step_not_available")
     with pytest.raises(PermissionDenied):
         step(flow, t.jenny, "veto_take")  # the taker does not vote on her own take
     flow = step(flow, t.daria, "veto_take")
     flow = step(flow, t.paco, "veto_take")
     flow = step(flow, t.gm, "close_take_votes")
     assert flow.state["communal_take"]["verdict"] == "INVALID" and flow.state["communal"] == 0
-    refused(flow, t.jenny, "take_communal", "ONE_COMMUNAL_DIE")  # the table said no for this pool
+    refused(flow, t.jenny, "take_communal", "step_not_available")  # the table said no for this pool
     flow = step(flow, t.jenny, "lock_pool")
     assert flow.state["pool"] == 3 and communal_left(t) == 2  # remaining and pool unchanged
     # Accepted when everyone voted without two vetoes: the die joins the pool and is consumed.
@@ -161,7 +167,7 @@ def test_a_vetoable_take_denied_by_two_vetoes_keeps_the_die_132(t: EventRollTabl
 
 def wild_action(t: EventRollTable, character: Any, difficulty: int, skill: str, player: Any) -> Flow:
     flow = step(action(t, character, difficulty, skill), player, "propose_wild", text="Se me cae la bolsa")
-    assert flow.waiting_for == {**flow.waiting_for, "step": "accept_bet", "who": "gm"}
+    assert awaited(flow)["step"] == "accept_bet" and awaited(flow)["gm"]
     with pytest.raises(PermissionDenied):
         step(flow, player, "accept_bet")  # the GM answers a bet
     return step(flow, t.gm, "accept_bet")
@@ -171,8 +177,8 @@ def test_wild_die_forces_the_roll_and_is_drawn_as_such_147(t: EventRollTable) ->
     rules(t, **WILD)
     flow = wild_action(t, t.gorton, 4, "Intimidar", t.paco)
     assert flow.state["wild"] == 1 and flow.state["pool"] == 3 and flow.state["bet"] is None
-    refused(flow, t.paco, "propose_wild", "ONE_WILD_DIE")
-    refused(flow, t.gm, "accept_bet", "NO_BET")  # taken twice
+    refused(flow, t.paco, "propose_wild", "step_not_available")
+    refused(flow, t.gm, "accept_bet", "step_not_available")  # taken twice
     flow = step(flow, t.paco, "lock_pool", [4, 1, 2])
     assert flow.state["gate"] == "FORCED_ROLL" and flow.state["outcome"] == "PARTIAL_SUCCESS"
     roll = flow.rolls.get()
@@ -187,7 +193,7 @@ def test_wild_die_bet_triggers_on_a_failure_148(t: EventRollTable) -> None:
     assert flow.state["outcome"] == "FAILURE" and flow.state["bets"][0]["triggered"] is True
     bet = RollFollowUp.objects.get(kind="bet")
     assert bet.summary_es == "Apuesta activada (dado alocado): Se me cae la bolsa"
-    assert flow.waiting_for["step"] == "narrate" and flow.waiting_for["who"] == "gm"
+    assert awaited(flow)["step"] == "narrate" and awaited(flow)["gm"]
 
 
 def test_wild_die_with_and_without_forces_roll_149(t: EventRollTable) -> None:
@@ -203,11 +209,11 @@ def test_wild_die_with_and_without_forces_roll_149(t: EventRollTable) -> None:
 def test_wild_bet_countered_rejected_then_proposed_again(t: EventRollTable) -> None:
     rules(t, **WILD)
     flow = step(action(t, t.gorton, 4, "Intimidar"), t.paco, "propose_wild", text="Pierdo la espada")
-    refused(flow, t.paco, "propose_wild", "BET_STEP_OUT_OF_ORDER", text="Otra")  # one negotiation at a time
-    refused(flow, t.paco, "lock_pool", "BET_PENDING")
+    refused(flow, t.paco, "propose_wild", "step_not_available", text="Otra")  # one negotiation at a time
+    refused(flow, t.paco, "lock_pool", "step_not_available")
     flow = step(flow, t.gm, "counter_bet", text="Pierdes la espada y el caballo")
-    assert flow.waiting_for["step"] == "accept_counter" and flow.waiting_for["users"] == [t.paco.pk]
-    refused(flow, t.gm, "accept_bet", "BET_STEP_OUT_OF_ORDER")
+    assert awaited(flow)["step"] == "accept_counter" and awaited(flow)["users"] == [t.paco.pk]
+    refused(flow, t.gm, "accept_bet", "step_not_available")
     flow = step(flow, t.paco, "reject_counter")
     assert flow.state["bet"]["status"] == "REJECTED" and flow.state["wild"] == 0
     flow = step(flow, t.paco, "propose_wild", text="Pierdo la espada")  # a new bet after a rejection
@@ -219,11 +225,11 @@ def test_wild_bet_countered_rejected_then_proposed_again(t: EventRollTable) -> N
 def test_wild_die_refusals(t: EventRollTable) -> None:
     rules(t, **COMMUNAL)
     flow = action(t, t.gorton, 4, "Intimidar")
-    refused(flow, t.paco, "propose_wild", "WILD_DISABLED", text="x")
+    refused(flow, t.paco, "propose_wild", "step_not_available", text="x")
     rules(t, **WILD)
-    refused(action(t, t.guard, 4, "Luchar"), t.gm, "propose_wild", "NPC_NOT_ALLOWED", text="x")
+    refused(action(t, t.guard, 4, "Luchar"), t.gm, "propose_wild", "step_not_available", text="x")
     flow = step(action(t, t.gorton, 4, "Intimidar"), t.paco, "lock_pool", [])
-    refused(flow, t.paco, "propose_wild", "STEP_OUT_OF_ORDER", text="tarde")  # after the lock
+    refused(flow, t.paco, "propose_wild", "step_not_available", text="tarde")  # after the lock
 
 
 # --- Reckless roll (§6.9) --------------------------------------------------------------------------------
@@ -231,14 +237,14 @@ def test_wild_die_refusals(t: EventRollTable) -> None:
 
 def reckless_after(t: EventRollTable, first: list[int]) -> Flow:
     flow = step(action(t, t.gorton, 4, "Intimidar"), t.paco, "choose", first, choice="ROLL")
-    assert flow.state["stage"] == "reckless" and flow.waiting_for["step"] == "propose_reckless"
+    assert flow.state["stage"] == "reckless" and awaited(flow)["step"] == "keep_result"  # or bet for a reckless roll
     return step(flow, t.paco, "propose_reckless", text="Rompo el puente")
 
 
 def test_reckless_roll_replaces_even_worse_and_triggers_the_bet_138(t: EventRollTable) -> None:
     rules(t, **RECKLESS)
     flow = reckless_after(t, [2, 1])
-    assert flow.state["outcome"] == "FAILURE" and flow.waiting_for["step"] == "accept_bet"
+    assert flow.state["outcome"] == "FAILURE" and awaited(flow)["step"] == "accept_bet"
     flow = step(flow, t.gm, "accept_bet", [1, 1])  # agreement: the server rolls at once
     assert flow.state["outcome"] == "CRITICAL_FAILURE" and flow.state["reckless_used"] is True
     old, new = flow.rolls.order_by("id")
@@ -248,15 +254,15 @@ def test_reckless_roll_replaces_even_worse_and_triggers_the_bet_138(t: EventRoll
     assert RollFollowUp.objects.get(kind="reckless", roll=old).data == {"replaced_by": new.pk}
     assert RollFollowUp.objects.get(kind="bet", roll=new).summary_es.endswith("Rompo el puente")
     assert flow.state["bets"] == [{**flow.state["bets"][0], "kind": "RECKLESS", "triggered": True}]
-    assert flow.waiting_for["step"] == "narrate" and flow.waiting_for["who"] == "gm"
-    refused(flow, t.paco, "propose_reckless", "RECKLESS_ALREADY_USED", text="Otra vez")  # vector 141
+    assert awaited(flow)["step"] == "narrate" and awaited(flow)["gm"]
+    refused(flow, t.paco, "propose_reckless", "step_not_available", text="Otra vez")  # vector 141
 
 
 def test_reckless_success_does_not_trigger_and_the_player_narrates_139(t: EventRollTable) -> None:
     rules(t, **RECKLESS)
     flow = step(reckless_after(t, [3, 1]), t.gm, "accept_bet", [4, 5])
     assert flow.state["outcome"] == "ABSOLUTE_SUCCESS" and flow.state["bets"][0]["triggered"] is False
-    assert flow.waiting_for["users"] == [t.paco.pk]
+    assert awaited(flow)["users"] == [t.paco.pk]
     flow = step(flow, t.paco, "narrate", text="Cruzo el puente")
     assert flow.status == FlowStatus.SETTLED
 
@@ -270,29 +276,29 @@ def test_reckless_from_a_partial_success_to_a_failure_146(t: EventRollTable) -> 
 def test_countered_reckless_bet_rejected_keeps_the_original_145(t: EventRollTable) -> None:
     rules(t, **RECKLESS)
     flow = step(reckless_after(t, [3, 1]), t.gm, "counter_bet", text="Rompes el puente y caes")
-    refused(flow, t.paco, "keep_result", "BET_PENDING")
+    refused(flow, t.paco, "keep_result", "step_not_available")
     flow = step(flow, t.paco, "reject_counter")
     flow = step(flow, t.paco, "keep_result")
     assert flow.state["outcome"] == "FAILURE" and flow.rolls.count() == 1 and flow.state["bets"] == []
-    refused(flow, t.paco, "keep_result", "STEP_OUT_OF_ORDER")  # taken twice
-    refused(flow, t.paco, "propose_reckless", "STEP_OUT_OF_ORDER", text="Ya no")  # the result was kept
+    refused(flow, t.paco, "keep_result", "step_not_available")  # taken twice
+    refused(flow, t.paco, "propose_reckless", "step_not_available", text="Ya no")  # the result was kept
 
 
 def test_reckless_refusals_140(t: EventRollTable) -> None:
     rules(t)
     flow = step(action(t, t.gorton, 4, "Intimidar"), t.paco, "choose", [2, 1], choice="ROLL")
     assert flow.state["stage"] == "narration"  # rule off: straight to the narration
-    refused(flow, t.paco, "propose_reckless", "RECKLESS_DISABLED", text="x")
+    refused(flow, t.paco, "propose_reckless", "step_not_available", text="x")
     rules(t, **RECKLESS)
     auto = action(t, t.gorton, 3, "Atletismo")  # automatic absolute success
-    refused(auto, t.paco, "propose_reckless", "NO_ROLL", text="x")  # vector 140
+    refused(auto, t.paco, "propose_reckless", "step_not_available", text="x")  # vector 140
     taken = step(action(t, t.gorton, 2, "Intimidar"), t.paco, "choose", choice="TAKE_PARTIAL")
-    refused(taken, t.paco, "propose_reckless", "NO_ROLL", text="x")
+    refused(taken, t.paco, "propose_reckless", "step_not_available", text="x")
     npc = step(action(t, t.guard, 4, "Luchar"), t.gm, "choose", [1, 1, 2], choice="ROLL")
     assert npc.state["stage"] == "narration"
-    refused(npc, t.gm, "propose_reckless", "NPC_NOT_ALLOWED", text="x")
+    refused(npc, t.gm, "propose_reckless", "step_not_available", text="x")
     early = action(t, t.gorton, 4, "Intimidar")
-    refused(early, t.paco, "propose_reckless", "STEP_OUT_OF_ORDER", text="x")  # before the roll
+    refused(early, t.paco, "propose_reckless", "step_not_available", text="x")  # before the roll
 
 
 def test_talent_is_eligible_again_after_a_reckless_roll(t: EventRollTable) -> None:
@@ -334,7 +340,7 @@ def test_communal_wild_and_reckless_stack_in_order(t: EventRollTable) -> None:
 def test_wild_die_through_the_api_and_drawn_in_the_thread(t: EventRollTable, monkeypatch: Any) -> None:
     rules(t, **WILD, **RECKLESS)
     dice = ScriptedDice([1, 2, 3, 6, 6, 1])  # one stream for every step: the lock's roll, then the reckless one
-    monkeypatch.setattr(flows, "SystemDice", lambda: dice)
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: dice)
     gm, paco = APIClient(), APIClient()
     gm.force_authenticate(t.gm)
     paco.force_authenticate(t.paco)
@@ -351,7 +357,7 @@ def test_wild_die_through_the_api_and_drawn_in_the_thread(t: EventRollTable, mon
 
     assert post(paco, "propose_wild", "k1", text="Me hiero").status_code == 201
     denied = post(paco, "lock_pool", "k2")
-    assert denied.status_code == 400 and denied.json()["error"]["code"] == "BET_PENDING"
+    assert denied.status_code == 400 and denied.json()["error"]["code"] == "step_not_available"  # a bet is pending
     assert post(gm, "accept_bet", "k3").status_code == 201
     assert post(gm, "accept_bet", "k3").status_code == 200  # a replayed key changes nothing
     locked = post(paco, "lock_pool", "k4")

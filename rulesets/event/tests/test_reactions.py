@@ -163,7 +163,7 @@ def test_a_reaction_used_twice_is_refused_135(t: EventRollTable) -> None:
     action(t, reaction)
     with pytest.raises(RulesError) as refused:
         action(t, reaction)
-    assert refused.value.code == "REACTION_USED"
+    assert refused.value.code == "reaction_used"
     assert Flow.objects.filter(kind="action").count() == 1  # the refused action left nothing behind
     with pytest.raises(RulesError):
         step(reaction, t.paco, "reveal")
@@ -182,11 +182,11 @@ def test_only_a_valued_reaction_of_the_acting_character(t: EventRollTable) -> No
     sealed = write(t)
     with pytest.raises(RulesError) as refused:
         action(t, sealed)
-    assert refused.value.code == "REACTION_NOT_VALUED"
+    assert refused.value.code == "reaction_not_valued"
     others = step(step(write(t, t.jenny, t.valy), t.jenny, "reveal"), t.gm, "value", value=3)
     with pytest.raises(RulesError) as refused:
         action(t, others)  # Valy's reaction in Gorton's action
-    assert refused.value.code == "REACTION_NOT_FOUND"
+    assert refused.value.code == "reaction_not_found"
 
 
 def test_expire_at_session_end(t: EventRollTable) -> None:
@@ -203,7 +203,7 @@ def test_reactions_off_are_refused(t: EventRollTable) -> None:
     assert refused.value.code == "reactions_disabled"
     with pytest.raises(RulesError) as refused:
         action(t, reaction)
-    assert refused.value.code == "REACTIONS_DISABLED"
+    assert refused.value.code == "reactions_disabled"
     assert not Flow.objects.filter(kind="action").exists()
 
 
