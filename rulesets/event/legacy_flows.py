@@ -54,6 +54,7 @@ from systems.event.settings import EventSettings
 from systems.event.sheet import EventSheet, is_talent, unknown_skill
 from systems.event.veto import CloseReason, VetoWindow, VoteKind
 from systems.event.veto import Verdict as VetoVerdict
+from systems.registry import Names
 from tintero.sealing import seal, unseal
 
 GM = "GM"  # the GMs' single voice in votes and narrations (the GM counts as one voter, like anyone)
@@ -555,6 +556,7 @@ class DesafioFlow:
     """Desafío: sealed commits → automatic reveal → fists (server tie-breaks) → narration → settled."""
 
     key = "desafio"
+    names = Names("Desafío", "Challenge")  # the title on the page, until this becomes a step table
 
     # -- reading and writing the pure interaction --
 

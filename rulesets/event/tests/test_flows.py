@@ -439,3 +439,12 @@ def test_the_opening_pickers_and_values_they_did_not_offer(t: EventRollTable) ->
         flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": 999_999, "difficulty": 3})
     assert refused.value.code == "unknown_character"
     assert not Flow.objects.filter(kind="action").exists()
+
+
+def test_procedure_titles_are_the_games_words(t: EventRollTable) -> None:
+    desafio(t, {"character": t.khan.pk, "skill": "Destreza"}, {"character": t.valy.pk})
+    action(t, t.gorton, 2, "Intimidar")
+    views = flow_views(policy.viewer_for(t.gm, t.campaign), list(Flow.objects.order_by("id")), "es")
+    assert [v.title for v in views] == ["Desafío", "Acción"]
+    english = flow_views(policy.viewer_for(t.gm, t.campaign), list(Flow.objects.order_by("id")), "en")
+    assert str(english[0].title) == "Challenge"
