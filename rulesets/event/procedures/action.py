@@ -133,6 +133,9 @@ class ActionState(BaseModel):
     contested_at: str | None = None
     bets_triggered: int = 0
 
+    def voice_name(self, voice: str) -> str:
+        return self.character_name  # the one player who narrates an action plays its character
+
 
 class ActionOpen(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -647,21 +650,6 @@ def _narrated(given: StepInput[ActionState, Any], after: narr.Narration) -> Outc
     return Outcome(state=state, record=lines, follow_ups=follow_ups)
 
 
-def _narrate(given: StepInput[ActionState, talk.TextParams]) -> Outcome[ActionState]:
-    return _narrated(given, talk.propose(given, given.state, narr.NarrationKind.ACTION_ABSOLUTE))
-
-
-def _narration_step(apply: Any) -> Any:
-    """A narration step that applies one pure rule to the stored narration (present: who() offers it)."""
-
-    def run(given: StepInput[ActionState, Any]) -> Outcome[ActionState]:
-        n = given.state.narration
-        assert n is not None
-        return _narrated(given, by_the_rules(lambda: apply(given, n)))
-
-    return run
-
-
 def _summary(state: ActionState, table: Table) -> Sequence[RecordLine]:
     if state.stage != "done" or state.outcome is None:
         return []
@@ -731,13 +719,6 @@ def _may_lock(state: ActionState) -> set[Actor]:
 
 def _gm_before_the_roll(state: ActionState) -> set[Actor]:
     return {GM} if state.stage in ("pool", "choice") else set()
-
-
-def _in_narration(who: Any) -> Any:
-    def inner(state: ActionState) -> set[Actor]:
-        return set(who(state)) if state.stage == "narration" else set()
-
-    return inner
 
 
 # --- Pickers ----------------------------------------------------------------------------------------
@@ -955,89 +936,6 @@ ACTION_PROCEDURE: Procedure[ActionState] = Procedure(
             awaited=False,
         ),
         # The narration and its vetoes (§3.6, §4).
-        Step(
-            key="narrate",
-            label=gettext_lazy("Narrar"),
-            params=talk.TextParams,
-            who=_in_narration(talk.narrator),
-            run=_narrate,
-            form="event/procedures/text_fields.html",
-            waiting=lambda s, t: talk.narrate_waiting(s),
-        ),
-        Step(
-            key="veto",
-            label=gettext_lazy("¡Veto!"),
-            params=NoParams,
-            who=_in_narration(talk.voters_yet_to_vote),
-            run=_narration_step(lambda g, n: talk.vote(g, n, VoteKind.VETO)),
-            waiting=lambda s, t: talk.votes_waiting(s),
-        ),
-        Step(
-            key="no_veto",
-            label=gettext_lazy("Sin objeción"),
-            params=NoParams,
-            who=_in_narration(talk.voters_yet_to_vote),
-            run=_narration_step(lambda g, n: talk.vote(g, n, VoteKind.NO_VETO)),
-            awaited=False,
-        ),
-        Step(
-            key="withdraw",
-            label=gettext_lazy("Retirar mi voto"),
-            params=NoParams,
-            who=_in_narration(talk.voters_who_voted),
-            run=_narration_step(lambda g, n: narr.withdraw_vote(n, talk.voice_of(g.viewer))),
-            awaited=False,
-        ),
-        Step(
-            key="close_votes",
-            label=gettext_lazy("Cerrar la votación"),
-            params=NoParams,
-            who=_in_narration(talk.gm_while_voting),
-            run=_narration_step(lambda g, n: narr.close_window(n, CloseReason.GM)),
-            awaited=False,
-        ),
-        Step(
-            key="defend",
-            label=gettext_lazy("Defender"),
-            params=talk.ArgumentParams,
-            who=_in_narration(talk.author_answers),
-            run=_narration_step(lambda g, n: narr.defend(n, talk.voice_of(g.viewer), g.params.argument)),
-            form="event/procedures/argument_fields.html",
-            waiting=lambda s, t: talk.defend_waiting(s),
-        ),
-        Step(
-            key="reformulate",
-            label=gettext_lazy("Reformular"),
-            params=talk.TextParams,
-            who=_in_narration(talk.author_answers),
-            run=_narration_step(lambda g, n: narr.reformulate(n, talk.voice_of(g.viewer), g.params.text)),
-            awaited=False,
-            form="event/procedures/text_fields.html",
-        ),
-        Step(
-            key="concede",
-            label=gettext_lazy("Aceptar los vetos"),
-            params=NoParams,
-            who=_in_narration(talk.author_answers),
-            run=_narration_step(lambda g, n: narr.concede(n, talk.voice_of(g.viewer))),
-            awaited=False,
-        ),
-        Step(
-            key="no_answer",
-            label=gettext_lazy("Sin respuesta a tiempo: anular"),
-            params=NoParams,
-            who=_in_narration(talk.gm_when_contested),
-            run=_narration_step(lambda g, n: talk.no_answer(g, g.state, n)),
-            awaited=False,
-        ),
-        Step(
-            key="gm_narrate",
-            label=gettext_lazy("Narración del máster"),
-            params=talk.TextParams,
-            who=_in_narration(talk.gm_narrates),
-            run=_narration_step(lambda g, n: narr.post_gm_narration(n, talk.voice_of(g.viewer), g.params.text)),
-            form="event/procedures/text_fields.html",
-            waiting=_waiting_in_words(lambda s: _("Narración del máster (narración anulada)")),
-        ),
+        *talk.narration_steps(_narrated, narr.NarrationKind.ACTION_ABSOLUTE),
     ),
 )

@@ -9,19 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, Field
 
 from campaigns import policy
 from rulesets.event.procedures.common import by_the_rules, rules_of
-from rulesets.kit.procedures import RecordLine, StepInput
+from rulesets.kit.procedures import NoParams, Outcome, RecordLine, Step, StepInput
 from rulesets.kit.refusals import refuse
 from rulesets.kit.table import GM, Actor, in_both
 from systems.event import narration as narr
-from systems.event.ladder import Outcome
+from systems.event.ladder import Outcome as Result
 from systems.event.veto import CloseReason, VoteKind
 from systems.registry import Names
 
@@ -33,12 +34,15 @@ OPEN_WINDOW = (narr.NarrationStatus.PROPOSED, narr.NarrationStatus.DEFENDED, nar
 class Narrated(Protocol):
     """What a procedure's state carries for its narration."""
 
-    character_name: str
     voters: list[str]
     narration_pending: str | None
     narration: narr.Narration | None
     contested_at: str | None
-    outcome: Outcome | None
+    outcome: Result | None
+
+    def voice_name(self, voice: str) -> str:
+        """A player's voice in words: the character they play here."""
+        ...
 
 
 N = TypeVar("N", bound=BaseModel)
@@ -66,8 +70,8 @@ def voice_of(viewer: policy.Viewer) -> str:
 
 
 def who_named(state: Narrated, voice: str) -> str:
-    """A voice in words (inside ``in_both``): the GM, or the player of the acting character."""
-    return str(_("el máster")) if voice == VOICE_GM else state.character_name
+    """A voice in words (inside ``in_both``): the GM, or the character its player plays here."""
+    return str(_("el máster")) if voice == VOICE_GM else state.voice_name(voice)
 
 
 # --- Who may take each narration step now (the rules, from the stored narration) -----------------------
@@ -120,9 +124,10 @@ def gm_narrates(state: Narrated) -> set[Actor]:
 
 
 def narrate_waiting(state: Narrated) -> Names:
-    if (state.narration_pending or VOICE_GM) == VOICE_GM:
+    pending = state.narration_pending or VOICE_GM
+    if pending == VOICE_GM:
         return in_both(lambda: _("Narración del máster"))
-    return in_both(lambda: _("Narración de %(who)s") % {"who": state.character_name})
+    return in_both(lambda: _("Narración de %(who)s") % {"who": state.voice_name(pending)})
 
 
 def votes_waiting(state: Narrated) -> Names:
@@ -192,7 +197,7 @@ def changed_lines(state: Narrated, before: narr.Narration | None, after: narr.Na
 def _told(state: Narrated, voice: str, text: str) -> Names:
     if voice == VOICE_GM:
         return in_both(lambda: _("Narración del máster: «%(text)s»") % {"text": text})
-    return in_both(lambda: _("Narración de %(who)s: «%(text)s»") % {"who": state.character_name, "text": text})
+    return in_both(lambda: _("Narración de %(who)s: «%(text)s»") % {"who": state.voice_name(voice), "text": text})
 
 
 def status_words(n: narr.Narration) -> Names | None:
@@ -211,3 +216,114 @@ def status_words(n: narr.Narration) -> Names | None:
 
 def is_final(n: narr.Narration | None) -> bool:
     return n is not None and n.status is narr.NarrationStatus.FINAL
+
+
+# --- The table's rows: the same in every procedure that ends in a narration ---------------------------
+
+Narrate = Callable[[StepInput[Any, Any], narr.Narration], Outcome[Any]]
+
+
+def narration_steps(narrated: Narrate, kind: narr.NarrationKind) -> tuple[Step[Any, Any], ...]:
+    """The narration's rows, offered while the procedure's stage is ``narration``; ``narrated`` stores what
+    each produced (the procedure's own record, follow-ups and close)."""
+
+    def applying(rule: Callable[[StepInput[Any, Any], narr.Narration], narr.Narration]) -> Any:
+        def run(given: StepInput[Any, Any]) -> Outcome[Any]:
+            n = given.state.narration
+            assert n is not None  # who() offers these steps only once a narration is posted
+            return narrated(given, by_the_rules(lambda: rule(given, n)))
+
+        return run
+
+    def proposing(given: StepInput[Any, Any]) -> Outcome[Any]:
+        return narrated(given, propose(given, given.state, kind))
+
+    def when_narrating(who: Callable[[Any], set[Actor]]) -> Callable[[Any], set[Actor]]:
+        return lambda state: who(state) if state.stage == "narration" else set()
+
+    return (
+        Step(
+            key="narrate",
+            label=gettext_lazy("Narrar"),
+            params=TextParams,
+            who=when_narrating(narrator),
+            run=proposing,
+            form="event/procedures/text_fields.html",
+            waiting=lambda s, t: narrate_waiting(s),
+        ),
+        Step(
+            key="veto",
+            label=gettext_lazy("¡Veto!"),
+            params=NoParams,
+            who=when_narrating(voters_yet_to_vote),
+            run=applying(lambda g, n: vote(g, n, VoteKind.VETO)),
+            waiting=lambda s, t: votes_waiting(s),
+        ),
+        Step(
+            key="no_veto",
+            label=gettext_lazy("Sin objeción"),
+            params=NoParams,
+            who=when_narrating(voters_yet_to_vote),
+            run=applying(lambda g, n: vote(g, n, VoteKind.NO_VETO)),
+            awaited=False,
+        ),
+        Step(
+            key="withdraw",
+            label=gettext_lazy("Retirar mi voto"),
+            params=NoParams,
+            who=when_narrating(voters_who_voted),
+            run=applying(lambda g, n: narr.withdraw_vote(n, voice_of(g.viewer))),
+            awaited=False,
+        ),
+        Step(
+            key="close_votes",
+            label=gettext_lazy("Cerrar la votación"),
+            params=NoParams,
+            who=when_narrating(gm_while_voting),
+            run=applying(lambda g, n: narr.close_window(n, CloseReason.GM)),
+            awaited=False,
+        ),
+        Step(
+            key="defend",
+            label=gettext_lazy("Defender"),
+            params=ArgumentParams,
+            who=when_narrating(author_answers),
+            run=applying(lambda g, n: narr.defend(n, voice_of(g.viewer), g.params.argument)),
+            form="event/procedures/argument_fields.html",
+            waiting=lambda s, t: defend_waiting(s),
+        ),
+        Step(
+            key="reformulate",
+            label=gettext_lazy("Reformular"),
+            params=TextParams,
+            who=when_narrating(author_answers),
+            run=applying(lambda g, n: narr.reformulate(n, voice_of(g.viewer), g.params.text)),
+            awaited=False,
+            form="event/procedures/text_fields.html",
+        ),
+        Step(
+            key="concede",
+            label=gettext_lazy("Aceptar los vetos"),
+            params=NoParams,
+            who=when_narrating(author_answers),
+            run=applying(lambda g, n: narr.concede(n, voice_of(g.viewer))),
+            awaited=False,
+        ),
+        Step(
+            key="no_answer",
+            label=gettext_lazy("Sin respuesta a tiempo: anular"),
+            params=NoParams,
+            who=when_narrating(gm_when_contested),
+            run=applying(lambda g, n: no_answer(g, g.state, n)),
+            awaited=False,
+        ),
+        Step(
+            key="gm_narrate",
+            label=gettext_lazy("Narración del máster"),
+            params=TextParams,
+            who=when_narrating(gm_narrates),
+            run=applying(lambda g, n: narr.post_gm_narration(n, voice_of(g.viewer), g.params.text)),
+            form="event/procedures/text_fields.html",
+            waiting=lambda s, t: in_both(lambda: _("Narración del máster (narración anulada)")),
+        ),
+    )
