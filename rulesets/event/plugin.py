@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from rulesets.event.builder import RollBuilderForm
-from rulesets.event.legacy_flows import FLOW_KINDS
 from rulesets.event.procedures.action import ACTION_PROCEDURE
+from rulesets.event.procedures.desafio import DESAFIO
 from rulesets.event.procedures.reaction import REACTION
 from rulesets.event.rolls import BINDING as ROLL_BINDING
 from rulesets.event.sheet import BINDING as SHEET_BINDING
@@ -19,17 +19,16 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    # The desafío is still an old-style handler (rulesets/event/legacy_flows.py).
-    procedures={**FLOW_KINDS, "action": ACTION_PROCEDURE, "reaction": REACTION},  # type: ignore[dict-item]
+    procedures={"action": ACTION_PROCEDURE, "desafio": DESAFIO, "reaction": REACTION},
     templates=RulesetTemplates(
         sheet="event/sheet.html",
         pools="event/pools.html",
         sheet_form="event/sheet_form.html",
         builder="event/builder.html",
-        start="event/flows/_start.html",
+        start="event/procedures/_start.html",
         procedures={
             "action": "event/procedures/action.html",
-            "desafio": "event/flows/desafio.html",
+            "desafio": "event/procedures/desafio.html",
             "reaction": "event/procedures/reaction.html",
         },
     ),

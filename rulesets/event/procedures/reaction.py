@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from django.core.exceptions import PermissionDenied
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from campaigns import policy
 from rulesets.event.procedures.common import by_the_rules, reactions_off, rules_of
@@ -61,6 +61,11 @@ class ReactionSecret(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sealed: str = ""
+
+    @model_serializer(mode="wrap")
+    def _only_what_is_sealed(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Stored without empty parts: nothing sealed is left after the reveal."""
+        return {key: value for key, value in handler(self).items() if value}
 
 
 class ReactionOpen(BaseModel):

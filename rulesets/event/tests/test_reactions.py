@@ -94,7 +94,7 @@ def test_lifecycle_sealed_revealed_valued_used_134(t: EventRollTable) -> None:
     with pytest.raises(PermissionDenied):
         step(flow, t.gm, "reveal")  # the player reveals, not the GM
     flow = step(flow, t.paco, "reveal", text=SENTENCE)
-    assert flow.state["status"] == "REVEALED" and flow.state["text"] == SENTENCE and not flow.secret_state["sealed"]
+    assert flow.state["status"] == "REVEALED" and flow.state["text"] == SENTENCE and not flow.secret_state
     assert seal_digest(1, flow.state["text"], flow.state["nonce"]) == flow.state["digest"]  # anyone can check
     with pytest.raises(PermissionDenied):
         step(flow, t.paco, "value", value=3)  # the GM values it
@@ -191,7 +191,7 @@ def test_only_a_valued_reaction_of_the_acting_character(t: EventRollTable) -> No
 
 def test_expire_at_session_end(t: EventRollTable) -> None:
     flow = step(write(t), t.gm, "expire")
-    assert flow.state["status"] == "EXPIRED" and flow.status == FlowStatus.SETTLED and not flow.secret_state["sealed"]
+    assert flow.state["status"] == "EXPIRED" and flow.status == FlowStatus.SETTLED and not flow.secret_state
     assert flow.state["text"] is None  # an expired reaction is never revealed
 
 

@@ -272,7 +272,7 @@ def test_desafio_through_the_api_keeps_splits_sealed(t: EventRollTable, monkeypa
     bad = api(t.daria).post(
         url, {"step": "commit", "params": {"left": 2, "right": 0}, "idempotency_key": "b0"}, format="json"
     )
-    assert bad.status_code == 400 and bad.json()["error"]["code"] == "SPLIT_SUM"
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "split_sum"
     for user in (t.gm, t.daria, t.jenny, t.reader):
         seen = api(user).get(f"/api/flows/{flow_id}/").json()
         text = str(seen)
