@@ -450,3 +450,42 @@ def test_procedure_titles_are_the_games_words(t: EventRollTable) -> None:
     with translation.override("en"):
         english = flow_views(policy.viewer_for(t.gm, t.campaign), list(Flow.objects.order_by("id")), "en")
     assert [v.title for v in english] == ["Challenge", "Action"]
+
+
+def test_the_desafio_record_seals_then_reveals_in_words(t: EventRollTable) -> None:
+    """The record shows each commitment by its digest only; the splits appear in words at the reveal; the
+    GM reads no more than the players before it."""
+    flow = desafio(t, {"character": t.valy.pk, "skill": "Resistencia"}, {"character": t.khan.pk})
+    flow = step(flow, t.jenny, "commit", left=2, right=0)
+    before = record(flow, t.gm)
+    assert before[0][0] == "El máster declara un desafío de Destreza: Valy, Khan."
+    assert before[0][1] == "The GM declares a challenge of Destreza: Valy, Khan."
+    assert before[1][0].startswith("Valy sella su reparto (huella ") and "2/0" not in before[1][0]
+    flow = step(flow, t.daria, "commit", left=0, right=1)
+    lines = [es for es, _en, _rolls in record(flow, t.reader)]
+    assert "Se revelan los repartos (izquierdo/derecho): Valy 2/0, Khan 0/1." in lines
+    assert lines[-1] == "Gana el desafío Valy; narra Khan"
+
+
+def test_no_internals_on_the_procedures_pages(t: EventRollTable) -> None:
+    """Issue 10: open procedures of every kind, as the GM and a player: the visible text has no internal key,
+    no Python literal and no participant id."""
+    import re
+
+    t.set_rules({"core": {"narration_veto": True}, "optional": {"reactions": {"enabled": True}}})
+    action(t, t.gorton, 2, "Intimidar")
+    desafio(t, {"character": t.valy.pk}, {"character": t.khan.pk})
+    flows.start_flow(
+        actor=t.paco, scene=t.scene, kind="reaction", params={"character": t.gorton.pk, "text": "Si me atacan"}
+    )
+    internals = re.compile(
+        r"\b(ROLL|TAKE_PARTIAL|TAKE_FAILURE|AUTO_ABSOLUTE|CHOOSE_\w+|SEALED|None|False|True|GM)\b|\bc\d+\b|\[\]"
+    )
+    for user in (t.gm, t.paco):
+        client = Client()
+        client.force_login(user)
+        html = client.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
+        body = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", html, flags=re.S)
+        text = re.sub(r"<[^>]+>", " ", body)
+        found = internals.findall(text)
+        assert not found, (user, found)
