@@ -181,7 +181,7 @@ def test_builder_preselects_the_only_character_and_groups_fields_by_kind(t: Even
     assert gm["character"].value() is None and {"dice", "secret"} <= set(gm.fields)
     html = Client()
     html.force_login(t.paco)
-    page = html.get(t.scene.get_absolute_url()).content.decode()
+    page = html.get(t.scene.get_absolute_url() + "?builder=1").content.decode()  # the builder in the page
     assert 'name="roll-kind"' in page and "(id)" not in page
 
 
