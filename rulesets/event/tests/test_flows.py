@@ -489,3 +489,22 @@ def test_no_internals_on_the_procedures_pages(t: EventRollTable) -> None:
         text = re.sub(r"<[^>]+>", " ", body)
         found = internals.findall(text)
         assert not found, (user, found)
+
+
+def test_who_acts_follows_the_desafios_state(t: EventRollTable) -> None:
+    from rulesets.event.procedures.desafio import DESAFIO, DesafioState
+
+    def offered(flow: Flow) -> dict[str, set[Any]]:
+        state = DesafioState.model_validate(Flow.objects.get(pk=flow.pk).state)
+        return {s.key: set(a) for s, a in DESAFIO.offered(state)}
+
+    flow = desafio(t, {"character": t.valy.pk}, {"name": "Bandido", "dice": 2})
+    assert offered(flow) == {"commit": {t.jenny.pk, "gm"}, "cancel": {"gm"}}
+    flow = step(flow, t.jenny, "commit", left=1, right=0)
+    assert offered(flow) == {"commit": {"gm"}, "amend": {t.jenny.pk}, "cancel": {"gm"}}
+    assert awaited(flow)["gm"] and awaited(flow)["users"] == []  # only the GM's NPC is awaited
+    flow = step(flow, t.gm, "commit", left=0, right=2)  # Valy wins the left 1-0; the Bandido narrates
+    assert offered(flow) == {"narrate": {"gm"}}
+    with pytest.raises(RulesError) as refused:
+        step(flow, t.jenny, "amend", left=0, right=1)  # after the reveal
+    assert refused.value.code == "step_not_available"
