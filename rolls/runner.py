@@ -44,6 +44,7 @@ from rulesets.kit.procedures import (
     BoardChange,
     Opening,
     OpeningInput,
+    OtherProcedure,
     Outcome,
     Procedure,
     RemoveAspect,
@@ -53,7 +54,15 @@ from rulesets.kit.procedures import (
 )
 from rulesets.kit.refusals import refuse, step_not_available
 from rulesets.kit.rolls import RollSpec
-from rulesets.kit.table import BoardAspect, CharacterFacts, EarlierProcedure, Reads, StoredRoll, Table
+from rulesets.kit.table import (
+    BoardAspect,
+    CharacterFacts,
+    EarlierProcedure,
+    ProcedureFacts,
+    Reads,
+    StoredRoll,
+    Table,
+)
 from systems.dice import DiceSource, SystemDice
 
 JSON = dict[str, Any]
@@ -124,6 +133,14 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.board:
         for aspect in SceneAspect.objects.filter(scene_id=scene.pk).order_by("position", "id"):
             board[aspect.pk] = BoardAspect(aspect.pk, aspect.text, aspect.hidden, aspect.free_invocations)
+    others: list[ProcedureFacts] = []
+    if reads.procedures and flow is not None:
+        rows_other = Flow.objects.filter(campaign=campaign, kind__in=reads.procedures).exclude(pk=flow.pk)
+        for other in (rows_other.select_for_update(of=("self",)) if lock else rows_other).order_by("pk"):
+            facts = ProcedureFacts(
+                other.pk, other.kind, other.status == FlowStatus.OPEN, other.state, other.secret_state
+            )
+            others.append(facts)
     open_rolls: list[StoredRoll] = []
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True).annotate(
@@ -147,6 +164,7 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         rules_state=rules_state,
         open_rolls=open_rolls,
         earlier=earlier,
+        procedures=others,
     )
 
 
@@ -277,6 +295,8 @@ def _apply(
         )
     for change in outcome.board:
         _apply_board(actor, flow, change)
+    for other in outcome.others:
+        _apply_other(actor, flow, table, other)
     _record(flow, procedure, table, outcome, step_row)
     flow.state = outcome.state.model_dump(mode="json")
     if outcome.secret is not None:
@@ -293,6 +313,34 @@ def _apply(
             {"scene_id": flow.scene_id, "flow_id": flow.pk, "state": flow.status},
         ),
         flow_audience(flow),
+    )
+
+
+def _apply_other(actor: User, flow: Flow, table: Table, change: OtherProcedure) -> None:
+    """A step's change to another procedure it read (and so locked): its state, its log, its record."""
+    if not any(p.id == change.procedure_id for p in table.procedures):
+        raise ValueError(f"procedure {change.procedure_id} was not read by this step")
+    other = Flow.objects.select_related("campaign").get(pk=change.procedure_id)
+    procedure = registry.plugin(other.campaign.ruleset).procedure(other.kind)
+    other.state = change.state
+    if change.secret is not None:
+        other.secret_state = change.secret
+    if change.closes is not None:
+        other.status = FlowStatus.SETTLED if change.closes == "settled" else FlowStatus.CANCELLED
+        other.settled_at = timezone.now()
+    other.waiting_for = (
+        {} if change.closes else waiting_json(procedure.waiting(procedure.load_state(other.state), table))
+    )
+    other.save()
+    step_row = FlowStep.objects.create(flow=other, step=change.step, actor=actor, params={"by_procedure": flow.pk})
+    _record(other, procedure, table, Outcome(state=procedure.load_state(other.state), record=change.record), step_row)
+    publish(
+        Event(
+            EventType.FLOW_CHANGED,
+            other.campaign_id,
+            {"scene_id": other.scene_id, "flow_id": other.pk, "state": other.status},
+        ),
+        flow_audience(other),
     )
 
 

@@ -116,6 +116,19 @@ Closing = Literal["settled", "cancelled"]
 
 
 @dataclass(frozen=True)
+class OtherProcedure:
+    """A change a step makes to another procedure it read (``Reads.procedures``, locked by the runner): an
+    Event action uses up a valued reaction. ``step`` names the row logged on that procedure."""
+
+    procedure_id: int
+    state: JSON
+    step: str
+    secret: JSON | None = None
+    closes: Closing | None = None
+    record: Sequence[RecordLine] = ()
+
+
+@dataclass(frozen=True)
 class Outcome(Generic[S]):
     """What a step (or the opening) produced; the runner stores and applies it in one transaction."""
 
@@ -128,6 +141,7 @@ class Outcome(Generic[S]):
     record: Sequence[RecordLine] = ()
     adopt: Sequence[int] = ()  # stored rolls (ids) this procedure takes as its own
     step_params: JSON | None = None  # what the step's row records instead of the params (a sealed value)
+    others: Sequence[OtherProcedure] = ()  # changes to other procedures the step read
 
 
 # --- What a step receives ------------------------------------------------------------------------

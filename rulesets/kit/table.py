@@ -106,6 +106,19 @@ class Reads:
     rules_state: bool = False
     open_rolls: bool = False
     earlier_procedures: bool = False  # the scene's procedures opened before this one
+    # Kinds of the campaign's other procedures the steps read, locked (an Event action takes a reaction).
+    procedures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProcedureFacts:
+    """Another procedure of the campaign, as stored, for a step that reads it (``Reads.procedures``)."""
+
+    id: int
+    kind: str
+    is_open: bool
+    state: JSON
+    secret: JSON
 
 
 @dataclass(frozen=True)
@@ -122,6 +135,7 @@ class Table:
     rules_state: JSON = field(default_factory=dict)
     open_rolls: Sequence[StoredRoll] = ()  # newest first
     earlier: Sequence[EarlierProcedure] = ()  # newest first (``Reads.earlier_procedures``)
+    procedures: Sequence[ProcedureFacts] = ()  # the other procedures of ``Reads.procedures``, oldest first
 
     def character(self, character_id: int | None) -> CharacterFacts:
         """An approved character of the campaign, or the one refusal for any other id."""
