@@ -27,7 +27,7 @@
    despair moving to hope happen at once.
 
 Every roll is made by the server (``ctx.roll_maker``) and its stored faces are replayed into the pure
-step; every coin and sheet change is a ``LedgerOp`` of ``characters.bindings.dont_rest_your_head``, which
+step; every coin and sheet change is a ``LedgerOp`` of ``rulesets.dont_rest_your_head.sheet``, which
 re-runs the same pure step under the ledger's locks (the conflict's record in the campaign rules state says
 who is in an unsettled conflict and how much hope is pending).
 """
@@ -44,13 +44,13 @@ from django.utils.translation import gettext as _
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from campaigns import policy
-from characters.bindings.dont_rest_your_head import dump_conflict, is_opposition, load_conflict, load_sheet
 from characters.models import Character, CharacterStatus
 from characters.services import rules_state
-from rolls.bindings.dont_rest_your_head import outcome_json, outcome_words, pain_dice, settings_of
 from rolls.flows import JSON, FollowUpSpec, LedgerOp, StepContext, StepResult, parse_params
 from rolls.models import Flow, Roll
 from rolls.services import RollSpec, reveal_roll
+from rulesets.dont_rest_your_head.rolls import outcome_json, outcome_words, pain_dice, settings_of
+from rulesets.dont_rest_your_head.sheet import dump_conflict, is_opposition, load_conflict, load_sheet
 from systems.dice import ScriptedDice
 from systems.dont_rest_your_head import conflict as rules
 from systems.dont_rest_your_head.coins import Chest

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from characters.bindings.dont_rest_your_head import BINDING as SHEET_BINDING
-from characters.sheetforms.dont_rest_your_head import SheetForm
-from rolls.bindings.dont_rest_your_head import BINDING as ROLL_BINDING
-from rolls.builders.dont_rest_your_head import RollBuilderForm
 from rolls.flowkinds.dont_rest_your_head import FLOW_KINDS
+from rulesets.dont_rest_your_head.builder import RollBuilderForm
+from rulesets.dont_rest_your_head.rolls import BINDING as ROLL_BINDING
+from rulesets.dont_rest_your_head.sheet import BINDING as SHEET_BINDING
+from rulesets.dont_rest_your_head.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.dont_rest_your_head import RULESET
 
@@ -19,13 +19,13 @@ PLUGIN = RulesetPlugin(
     builder=RollBuilderForm,
     procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
     templates=RulesetTemplates(
-        sheet="characters/sheets/dont_rest_your_head.html",
-        pools="characters/pools/dont_rest_your_head.html",
-        sheet_form="characters/sheetforms/dont_rest_your_head.html",
-        builder="rolls/builders/dont_rest_your_head.html",
-        start="rolls/flows/dont_rest_your_head/_start.html",
+        sheet="dont_rest_your_head/sheet.html",
+        pools="dont_rest_your_head/pools.html",
+        sheet_form="dont_rest_your_head/sheet_form.html",
+        builder="dont_rest_your_head/builder.html",
+        start="dont_rest_your_head/flows/start.html",
         procedures={
-            "conflict": "rolls/flows/dont_rest_your_head/conflict.html",
+            "conflict": "dont_rest_your_head/flows/conflict.html",
         },
     ),
 )

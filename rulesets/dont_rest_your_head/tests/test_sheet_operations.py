@@ -8,11 +8,11 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from characters import services
-from characters.bindings.dont_rest_your_head import BINDING
 from characters.models import Character, LedgerEntry
+from rulesets.dont_rest_your_head.sheet import BINDING
+from rulesets.dont_rest_your_head.tests.sheet_fixtures import DryhTable, build_dryh_table, valid_sheet
 from systems.dont_rest_your_head import RULESET as RULES
 from systems.errors import RulesError
-from tests.characters.dont_rest_your_head_fixtures import DryhTable, build_dryh_table, valid_sheet
 
 CONFLICT_OPS = [op.key for op in RULES.operations if op.key.startswith("conflict_")]
 

@@ -11,9 +11,9 @@ from django.template.loader import render_to_string
 
 from campaigns import policy
 from characters import selectors, services
-from characters.bindings.dont_rest_your_head import BINDING
 from characters.models import Character
-from tests.characters.dont_rest_your_head_fixtures import URLCONF, DryhTable, build_dryh_table
+from rulesets.dont_rest_your_head.sheet import BINDING
+from rulesets.dont_rest_your_head.tests.sheet_fixtures import URLCONF, DryhTable, build_dryh_table
 
 pytestmark = pytest.mark.urls(URLCONF)
 
@@ -34,7 +34,7 @@ def render_sheet(dryh: DryhTable, character: Character, user: Any, error: str | 
     viewer = policy.viewer_for(user, dryh.campaign)
     owner_ops, gm_ops = selectors.operation_keys(dryh.campaign, viewer, character)
     return render_to_string(
-        "characters/sheets/dont_rest_your_head.html",
+        "dont_rest_your_head/sheet.html",
         {
             "character": character,
             "sheet": character.sheet,
@@ -53,7 +53,7 @@ def render_pools(dryh: DryhTable, user: Any, error: str | None = None) -> str:
     _owner_ops, gm_ops = selectors.operation_keys(dryh.campaign, viewer, None)
     state = services.rules_state(dryh.campaign)
     return render_to_string(
-        "characters/pools/dont_rest_your_head.html",
+        "dont_rest_your_head/pools.html",
         {
             "campaign": dryh.campaign,
             "state": state,

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from characters.bindings.dont_rest_your_head import is_opposition, load_sheet
+from rulesets.dont_rest_your_head.sheet import is_opposition, load_sheet
 from rulesets.kit.rolls import JSON, DieFace, Prepared, Resolved
 from systems.dice import DiceSource, roll_many
 from systems.dont_rest_your_head.domination import (

@@ -12,7 +12,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 from pydantic import ValidationError as PydanticValidationError
 
-from characters.bindings.dont_rest_your_head import QUESTION_KEYS, QUESTION_MAX, is_opposition
+from rulesets.dont_rest_your_head.sheet import QUESTION_KEYS, QUESTION_MAX, is_opposition
 from systems.dont_rest_your_head.sheet import PriceRule
 
 QUESTION_LABELS = {

@@ -7,13 +7,13 @@ import pytest
 from django.test import Client
 
 from characters.models import Character
-from rolls.bindings.dont_rest_your_head import BINDING
-from rolls.builders.dont_rest_your_head import RollBuilderForm
 from rolls.models import Roll
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.dont_rest_your_head.builder import RollBuilderForm
+from rulesets.dont_rest_your_head.rolls import BINDING
+from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.dont_rest_your_head_fixtures import DryhRolls, build_dryh_rolls
 
 pytestmark = pytest.mark.django_db
 

@@ -15,10 +15,10 @@ from rolls import flows
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
+from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
+from rulesets.dont_rest_your_head.tests.test_conflict import both_pass, refused, rolled_to_adjusting, snapshot
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.dont_rest_your_head_fixtures import DryhRolls, build_dryh_rolls
-from tests.rolls.test_dont_rest_your_head_flows import both_pass, refused, rolled_to_adjusting, snapshot
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from characters import services
 from characters.models import CampaignRulesState, Character, LedgerEntry
 
 KEY = "dont-rest-your-head"
-URLCONF = "tests.characters.dont_rest_your_head_fixtures"
+URLCONF = "rulesets.dont_rest_your_head.tests.sheet_fixtures"
 
 ANSWERS = {
     "awake": "Los gritos del piso de arriba, cada noche a las tres.",

@@ -13,9 +13,9 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from characters.bindings.dont_rest_your_head import is_opposition
 from characters.models import Character
 from rolls.services import RollSpec
+from rulesets.dont_rest_your_head.sheet import is_opposition
 
 KINDS = [
     ("", _("Sin tirada")),

@@ -8,11 +8,11 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from characters import services
-from characters.bindings.dont_rest_your_head import BINDING
 from characters.models import Character, CharacterStatus
-from characters.sheetforms.dont_rest_your_head import SheetForm
 from rulesets import registry
-from tests.characters.dont_rest_your_head_fixtures import ANSWERS, DryhTable, build_dryh_table, valid_sheet
+from rulesets.dont_rest_your_head.sheet import BINDING
+from rulesets.dont_rest_your_head.sheet_form import SheetForm
+from rulesets.dont_rest_your_head.tests.sheet_fixtures import ANSWERS, DryhTable, build_dryh_table, valid_sheet
 
 
 @pytest.fixture
@@ -212,8 +212,8 @@ def test_the_form_states_the_creation_rules() -> None:
 def test_the_form_fragment_reads_like_the_paper_sheet() -> None:
     from django.template.loader import render_to_string
 
-    markup = render_to_string("characters/sheetforms/dont_rest_your_head.html", {"form": SheetForm()})
+    markup = render_to_string("dont_rest_your_head/sheet_form.html", {"form": SheetForm()})
     for expected in ("Disciplina 3 · Agotamiento 0", "¿Cuál es tu camino?", "Talento de locura", "Precio del talento"):
         assert expected in markup, expected
-    npc = render_to_string("characters/sheetforms/dont_rest_your_head.html", {"form": SheetForm(is_npc=True)})
+    npc = render_to_string("dont_rest_your_head/sheet_form.html", {"form": SheetForm(is_npc=True)})
     assert "Puntuación de dolor" in npc and "Talento" not in npc

@@ -16,9 +16,9 @@ from characters.models import Character, LedgerEntry
 from rolls import flows
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.selectors import view_roll
+from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
-from tests.rolls.dont_rest_your_head_fixtures import DryhRolls, build_dryh_rolls
 
 pytestmark = pytest.mark.django_db
 

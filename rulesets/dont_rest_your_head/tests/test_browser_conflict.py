@@ -10,7 +10,7 @@ import pytest
 
 from rolls import flows
 from rolls.models import Flow, FlowStatus
-from tests.rolls.dont_rest_your_head_fixtures import build_dryh_rolls
+from rulesets.dont_rest_your_head.tests.rolls_fixtures import build_dryh_rolls
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -13,8 +13,8 @@ from characters.models import CampaignRulesState, Character, LedgerEntry
 from characters.services import rules_state
 from rolls import flows
 from rolls.models import Flow
+from rulesets.dont_rest_your_head.tests.sheet_fixtures import KEY, DryhTable, build_dryh_table
 from systems.dice import ScriptedDice
-from tests.characters.dont_rest_your_head_fixtures import KEY, DryhTable, build_dryh_table
 
 __all__ = ["KEY", "DryhRolls", "build_dryh_rolls"]
 
