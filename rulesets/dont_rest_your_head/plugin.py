@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rolls.flowkinds.dont_rest_your_head import FLOW_KINDS
 from rulesets.dont_rest_your_head.builder import RollBuilderForm
+from rulesets.dont_rest_your_head.procedures.conflict import CONFLICT
 from rulesets.dont_rest_your_head.rolls import BINDING as ROLL_BINDING
 from rulesets.dont_rest_your_head.sheet import BINDING as SHEET_BINDING
 from rulesets.dont_rest_your_head.sheet_form import SheetForm
@@ -17,15 +17,13 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures={CONFLICT.key: CONFLICT},
     templates=RulesetTemplates(
         sheet="dont_rest_your_head/sheet.html",
         pools="dont_rest_your_head/pools.html",
         sheet_form="dont_rest_your_head/sheet_form.html",
         builder="dont_rest_your_head/builder.html",
         start="dont_rest_your_head/flows/start.html",
-        procedures={
-            "conflict": "dont_rest_your_head/flows/conflict.html",
-        },
+        procedures={CONFLICT.key: "dont_rest_your_head/flows/conflict.html"},
     ),
 )

@@ -5,7 +5,7 @@ and a whole conflict in one roll.
 point of exhaustion, the permanent madness dice plus the temporary ones the player chooses (0..6); a
 helper rolls discipline only; pain is the GM's count ("fijar") or the combined pain of the opponents
 ("calcular"). The voluntary +1 exhaustion (and the major talent use that is that increase) changes the
-sheet, so it is only taken inside a conflict flow (``rolls.flowkinds.dont_rest_your_head``), which
+sheet, so it is only taken inside a conflict flow (``rulesets.dont_rest_your_head.procedures.conflict``), which
 writes it through the ledger. Nothing here is secret: a sealed pain roll is a GM-only roll of the flow.
 
 Dice are drawn per pool (``discipline`` white, ``exhaustion`` black, ``madness`` red, ``pain``); the

@@ -429,7 +429,7 @@ def pending_hope(campaign_state: Mapping[str, Any] | None) -> int:
 
 # --- A conflict's coins and sheets, moved by the rolls issue's conflict flow ---------------------------
 #
-# The conflict itself lives in its flow (``rolls.flowkinds.dont_rest_your_head``, ``Flow.state``). What it
+# The conflict itself lives in its flow (``rulesets.dont_rest_your_head.procedures.conflict``, ``Flow.state``). What it
 # does to the chests and the sheets goes through these operations, so every coin and every mark is in the
 # ledger: each one re-runs the pure step of ``systems.dont_rest_your_head.conflict`` (or ``settlement``) on
 # the conflict as it stood before the step, under the service's locks. The campaign rules state keeps a

@@ -13,8 +13,7 @@ from rest_framework.test import APIClient
 from campaigns import policy
 from characters import services as character_services
 from characters.models import Character, LedgerEntry
-from rolls import flows
-from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
+from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
 from systems.dice import ScriptedDice
@@ -62,8 +61,20 @@ def rolled_to_adjusting(t: DryhRolls, pain: int, pain_dice: list[int], leader_di
 
 
 def both_pass(t: DryhRolls, flow: Flow) -> Flow:
-    flow = t.step(flow, t.gm, "pass")
+    flow = t.step(flow, t.gm, "gm_pass")
     return t.step(flow, t.player, "pass")
+
+
+def awaited(flow: Flow) -> dict[str, tuple[bool, list[int]]]:
+    """What the conflict waits for, derived from its step table: step -> (the GMs?, user ids)."""
+    return {e["step"]: (e["gm"], e["users"]) for e in (flow.waiting_for or {}).get("steps", [])}
+
+
+def lines(flow: Flow, lang: str = "es", *, gm_only: bool | None = None) -> list[str]:
+    rows = FlowLine.objects.filter(flow_id=flow.pk).order_by("position")
+    if gm_only is not None:
+        rows = rows.filter(gm_only=gm_only)
+    return list(rows.values_list("text_en" if lang == "en" else "text_es", flat=True))
 
 
 # --- the whole conflict -------------------------------------------------------------------------------
@@ -76,10 +87,10 @@ def test_vector_9_sealed_pain_first_shading_and_despair_to_hope(dryh: DryhRolls)
     t.set_sheet(t.alia, exhaustion=2)
     t.set_chest(despair=3, hope=0)
     flow = t.open()
-    assert flow.waiting_for["step"] == "oppose" and flow.waiting_for["who"] == "gm"
+    assert awaited(flow) == {"oppose": (True, [])}
     assert t.chest()["conflicts"][str(flow.pk)]["involved"] == [t.alia.pk]
     flow = t.step(flow, t.gm, "oppose", pain=3)
-    assert flow.waiting_for["users"] == [t.player.pk] and "gm" in flow.waiting_for["who"]
+    assert awaited(flow) == {"roll_pain": (True, []), "roll_leader": (False, [t.player.pk])}
 
     # The GM rolls first: sealed (GM-only roll, dice only in secret_state) until the player's roll.
     flow = t.step(flow, t.gm, "roll_pain", dice=[4, 3, 2])
@@ -89,10 +100,10 @@ def test_vector_9_sealed_pain_first_shading_and_despair_to_hope(dryh: DryhRolls)
     assert "4, 3, 2" not in str(flow.state) and "[4, 3, 2]" not in str(flow.state)
     player_view = policy.viewer_for(t.player, t.campaign)
     assert view_roll(player_view, pain_roll) is None
-    assert flow.waiting_for["users"] == [t.player.pk] and flow.waiting_for["who"] == []
+    assert awaited(flow) == {"roll_leader": (False, [t.player.pk])}
 
     flow = t.step(flow, t.player, "roll_leader", dice=[6, 5, 1, 5, 1])
-    assert flow.state["phase"] == "ADJUSTING" and flow.secret_state == {}
+    assert flow.state["phase"] == "ADJUSTING" and flow.secret_state == {"pain_dice": []}
     assert view_roll(player_view, Roll.objects.get(kind="pain")) is not None  # revealed
     leader_roll = Roll.objects.get(kind="leader")
     assert leader_roll.result["pools"] == {"discipline": [6, 5, 1], "exhaustion": [5, 1], "madness": []}
@@ -110,12 +121,7 @@ def test_vector_9_sealed_pain_first_shading_and_despair_to_hope(dryh: DryhRolls)
     ]
 
     flow = both_pass(t, flow)
-    assert flow.state["phase"] == "SETTLING" and flow.waiting_for == {
-        "step": "settle",
-        "who": "gm",
-        "label_es": "El DJ resuelve el conflicto",
-        "label_en": "The GM settles",
-    }
+    assert flow.state["phase"] == "SETTLING" and awaited(flow) == {"settle": (True, [])}
     flow = t.step(flow, t.gm, "settle")
     assert flow.status == FlowStatus.SETTLED and flow.waiting_for == {}
     assert t.sheet(t.alia)["exhaustion"] == 3
@@ -127,12 +133,12 @@ def test_vector_9_sealed_pain_first_shading_and_despair_to_hope(dryh: DryhRolls)
         f"character.{t.alia.pk}.exhaustion": [2, 3],
     }
     kinds = list(RollFollowUp.objects.filter(roll=leader_roll).values_list("kind", flat=True))
-    assert kinds == ["reveal", "shade", "shade", "settle"]  # both shadings touched the player's pools
+    assert kinds == ["shade", "shade", "settle"]  # both shadings touched the player's pools
     shade_notes = list(RollFollowUp.objects.filter(kind="shade").values_list("summary_es", flat=True))
     assert shade_notes[0].startswith("El DJ ensombrece: quita un 6 de la disciplina")
     settle_note = RollFollowUp.objects.get(kind="settle")
-    assert "Éxito con 2" in settle_note.summary_es and "domina el agotamiento" in settle_note.summary_es
-    assert "2 de desesperación gastada pasa al cofre de esperanza" in settle_note.summary_es
+    assert "éxito con 2" in settle_note.summary_es and "domina el agotamiento" in settle_note.summary_es
+    assert "2 monedas de desesperación gastadas pasan al cofre de esperanza" in settle_note.summary_es
 
 
 def test_vector_10_hope_turns_a_failure_into_a_win_then_the_discipline_benefit(dryh: DryhRolls) -> None:
@@ -149,11 +155,9 @@ def test_vector_10_hope_turns_a_failure_into_a_win_then_the_discipline_benefit(d
     (entry,) = t.ledger("conflict_hope_spent")
     assert entry.actor == t.player and entry.changes == {"campaign.hope": [2, 1]}
     flow = both_pass(t, flow)
-    assert flow.waiting_for["step"] == "choose" and flow.waiting_for["users"] == [t.player.pk]
-    with pytest.raises(RulesError) as exc:
-        t.step(flow, t.gm, "settle")
-    assert exc.value.code == "CHOICE_REQUIRED"
-    refused(t, flow, "CHOICE_NOT_ALLOWED", t.player, "choose", benefit="clear_fight")  # no box is checked
+    assert awaited(flow) == {"choose": (False, [t.player.pk])}
+    refused(t, flow, "step_not_available", t.gm, "settle")  # the player's choice first
+    refused(t, flow, "choice_not_offered", t.player, "choose", benefit="clear_fight")  # no box is checked
     flow = t.step(flow, t.player, "choose", benefit="exhaustion-1")
     flow = t.step(flow, t.gm, "settle")
     assert t.sheet(t.alia)["exhaustion"] == 1 and t.chest()["hope"] == 1
@@ -164,8 +168,8 @@ def test_vector_8_failure_exhaustion_dominates_gm_consequence_checks_a_box(dryh:
     t.set_sheet(t.alia, exhaustion=2)
     flow = rolled_to_adjusting(t, 3, [2, 3, 5], [4, 5, 1, 6, 4])
     flow = both_pass(t, flow)
-    assert flow.state["gm_options"]["consequences"] == ["none", "check_box"]
-    refused(t, flow, "CONSEQUENCE_NOT_ALLOWED", t.gm, "settle", consequence="exhaustion+1")
+    assert flow.state["consequences"] == ["none", "check_box"]
+    refused(t, flow, "choice_not_offered", t.gm, "settle", consequence="exhaustion+1")
     flow = t.step(flow, t.gm, "settle", consequence="check_box", consequence_box="flight")
     sheet = t.sheet(t.alia)
     assert (sheet["exhaustion"], sheet["fight"], sheet["flight"]) == (3, 0, 1)
@@ -179,7 +183,11 @@ def test_vector_56_helper_adds_successes_and_snaps_when_madness_dominates(dryh: 
     flow = t.open(helpers=[t.gavin.pk])
     assert t.chest()["conflicts"][str(flow.pk)]["involved"] == sorted([t.alia.pk, t.gavin.pk])
     flow = t.step(flow, t.gm, "oppose", pain=2)
-    assert sorted(flow.waiting_for["users"]) == sorted([t.player.pk, t.player2.pk])
+    assert awaited(flow) == {
+        "roll_pain": (True, []),
+        "roll_leader": (False, [t.player.pk]),
+        "roll_helper": (False, [t.player2.pk]),
+    }
     with pytest.raises(PermissionDenied):  # a helper's player does not roll for the leader
         t.step(flow, t.player2, "roll_leader", dice=[1, 4, 4])
     flow = t.step(flow, t.player, "roll_leader", dice=[1, 4, 4, 6, 2], temp_madness=2)
@@ -190,17 +198,22 @@ def test_vector_56_helper_adds_successes_and_snaps_when_madness_dominates(dryh: 
     assert (out["player_degree"], out["gm_degree"], out["dominant_pool"]) == (3, 1, "madness")
     flow = both_pass(t, flow)
     assert flow.waiting_for == {
-        "step": "choose",
-        "users": [t.player.pk],
-        "label_es": "Cada jugador elige su efecto",
-        "label_en": "Each player chooses their effect",
+        "steps": [
+            {
+                "step": "choose",
+                "gm": False,
+                "users": [t.player.pk],
+                "label_es": "la elección de Alia",
+                "label_en": "the choice of Alia",
+            }
+        ]
     }
     flow = t.step(flow, t.player, "choose", box="fight")
     flow = t.step(flow, t.gm, "settle")
     leader, helper = t.sheet(t.alia), t.sheet(t.gavin)
     assert (leader["fight"], leader["flight"]) == (1, 0)
     assert (helper["fight"], helper["flight"], helper["discipline"], helper["permanent_madness"]) == (0, 0, 2, 1)
-    assert "Gavin: estalla" in flow.state["settlement"]["words_es"]
+    assert "Gavin estalla: −1 disciplina, +1 locura permanente, casillas de respuesta limpias." in lines(flow)
 
 
 def test_vector_44_snap_into_a_nightmare(dryh: DryhRolls) -> None:
@@ -209,12 +222,13 @@ def test_vector_44_snap_into_a_nightmare(dryh: DryhRolls) -> None:
     flow = rolled_to_adjusting(t, 3, [6, 5, 3], [4, 5, 2, 1, 6, 6, 3, 2], temp_madness=2)
     assert flow.state["outcome"]["dominant_pool"] == "madness"
     flow = both_pass(t, flow)
-    assert flow.waiting_for["step"] == "settle"  # nothing to choose: no box is free
+    assert awaited(flow) == {"settle": (True, [])}  # nothing to choose: no box is free
     flow = t.step(flow, t.gm, "settle")
     sheet = t.sheet(t.alia)
     assert (sheet["status"], sheet["discipline"], sheet["nightmare_pain"]) == ("nightmare", 0, 8)
     assert flow.state["settlement"]["nightmares"] == {str(t.alia.pk): 8}
-    assert "Pesadilla (dolor 8)" in flow.state["settlement"]["words_es"]
+    assert "Alia es ahora una Pesadilla con 8 dados de dolor." in lines(flow)
+    assert "Alia is now a Nightmare with 8 pain dice." in lines(flow, "en")
 
 
 def test_vector_40_crash_via_domination(dryh: DryhRolls) -> None:
@@ -224,7 +238,7 @@ def test_vector_40_crash_via_domination(dryh: DryhRolls) -> None:
     flow = t.step(both_pass(t, flow), t.gm, "settle")
     sheet = t.sheet(t.alia)
     assert (sheet["exhaustion"], sheet["status"]) == (7, "crash_pending")
-    assert "Alia colapsa" in flow.state["settlement"]["words_es"]
+    assert "Alia colapsa: se dormirá al final de la escena." in lines(flow)
 
 
 def test_vector_61_pain_dominated_anyway_earns_the_coin(dryh: DryhRolls) -> None:
@@ -269,11 +283,11 @@ def test_minor_use_proposed_by_the_player_confirmed_by_the_gm(dryh: DryhRolls) -
     t.set_sheet(t.alia, exhaustion=3)
     flow = rolled_to_adjusting(t, 2, [2, 6], [4, 5, 6, 1, 4, 5])
     flow = t.step(flow, t.player, "minor_use")
-    assert flow.waiting_for["step"] == "confirm_minor"
-    flow = t.step(flow, t.gm, "confirm_minor", confirm="1")
+    assert awaited(flow) == {"confirm_minor": (True, [])}
+    flow = t.step(flow, t.gm, "confirm_minor")
     out = flow.state["outcome"]
     assert (out["player_degree"], out["gm_degree"], out["success"]) == (3, 1, True)
-    refused(t, flow, "TALENT_USE_EXCLUSIVE", t.player, "minor_use")
+    refused(t, flow, "step_not_available", t.player, "minor_use")  # (B-AMB-07) one talent use per roll
 
 
 # --- refusals: nothing changes ------------------------------------------------------------------------
@@ -311,12 +325,12 @@ def test_shading_refusals(dryh: DryhRolls) -> None:
 def test_rolling_twice_and_rolling_out_of_turn(dryh: DryhRolls) -> None:
     t = dryh
     flow = t.open()
-    refused(t, flow, "WRONG_STATE", t.player, "roll_leader", dice=[1, 2, 3])  # no opposition yet
+    refused(t, flow, "step_not_available", t.player, "roll_leader", dice=[1, 2, 3])  # no opposition yet
     flow = t.step(flow, t.gm, "oppose", pain=2)
     flow = t.step(flow, t.player, "roll_leader", dice=[1, 2, 3])
-    refused(t, flow, "DUPLICATE_ROLL", t.player, "roll_leader", dice=[1, 2, 3])
+    refused(t, flow, "step_not_available", t.player, "roll_leader", dice=[1, 2, 3])  # no second roll
     flow = t.step(flow, t.gm, "roll_pain", dice=[4, 5])
-    refused(t, flow, "WRONG_STATE", t.gm, "roll_pain", dice=[4, 5])
+    refused(t, flow, "step_not_available", t.gm, "roll_pain", dice=[4, 5])
 
 
 def test_exhaustion_cap_is_refused_before_any_die_is_rolled(dryh: DryhRolls) -> None:
@@ -330,16 +344,16 @@ def test_exhaustion_cap_is_refused_before_any_die_is_rolled(dryh: DryhRolls) -> 
 def test_settling_before_the_window_closes_and_settling_twice(dryh: DryhRolls) -> None:
     t = dryh
     flow = rolled_to_adjusting(t, 2, [4, 5], [4, 5, 6])
-    refused(t, flow, "WRONG_STATE", t.gm, "settle")
+    refused(t, flow, "step_not_available", t.gm, "settle")
     flow = both_pass(t, flow)
-    refused(t, flow, "WINDOW_CLOSED", t.player, "hope")
+    refused(t, flow, "step_not_available", t.player, "hope")
     flow = t.step(flow, t.gm, "settle", key="settle-1")
     again = t.step(flow, t.gm, "settle", key="settle-1")  # a double click: the same request
     assert again.status == FlowStatus.SETTLED and FlowStep.objects.filter(step="settle").count() == 1
     assert len(t.ledger("conflict_settled")) == 1
     with pytest.raises(RulesError) as exc:
         t.step(flow, t.gm, "settle", key="settle-2")  # another GM, another request
-    assert exc.value.code == "flow_closed"
+    assert exc.value.code == "step_not_available"
     assert len(t.ledger("conflict_settled")) == 1
 
 
@@ -359,8 +373,7 @@ def test_only_the_leaders_player_spends_hope_and_nobody_acts_for_another(dryh: D
     for intruder in (t.player2, t.gm, t.reader):
         with pytest.raises(PermissionDenied):
             t.step(flow, intruder, "hope")
-    with pytest.raises(PermissionDenied):
-        t.step(flow, t.player, "settle")
+    refused(t, flow, "step_not_available", t.player, "settle")  # not offered to anyone yet
     assert t.chest()["hope"] == 3
 
 
@@ -427,7 +440,7 @@ def test_the_whole_conflict_through_the_api(dryh: DryhRolls, monkeypatch: pytest
     t = dryh
     t.set_chest(despair=1)
     faces: list[int] = []
-    monkeypatch.setattr(flows, "SystemDice", lambda: ScriptedDice(faces))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice(faces))
     gm, player = APIClient(), APIClient()
     gm.force_authenticate(t.gm)
     player.force_authenticate(t.player)
@@ -455,7 +468,7 @@ def test_the_whole_conflict_through_the_api(dryh: DryhRolls, monkeypatch: pytest
     assert step(player, "shade", "k5", kind="add6", pool="pain").status_code == 403
     assert step(gm, "shade", "k6", kind="add6", pool="pain").status_code == 201
     assert step(gm, "shade", "k6", kind="add6", pool="pain").status_code == 200  # replay
-    assert step(gm, "pass", "k7").status_code == 201
+    assert step(gm, "gm_pass", "k7").status_code == 201
     assert step(player, "pass", "k8").status_code == 201
     done = step(gm, "settle", "k9")
     assert done.status_code == 201

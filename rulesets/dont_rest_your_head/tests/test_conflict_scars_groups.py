@@ -16,7 +16,14 @@ from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
-from rulesets.dont_rest_your_head.tests.test_conflict import both_pass, refused, rolled_to_adjusting, snapshot
+from rulesets.dont_rest_your_head.tests.test_conflict import (
+    awaited,
+    both_pass,
+    lines,
+    refused,
+    rolled_to_adjusting,
+    snapshot,
+)
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
 
@@ -49,15 +56,13 @@ def test_vector_16_a_scar_rerolls_exhaustion_and_turns_a_failure_into_a_win(dryh
     t.set_sheet(t.alia, exhaustion=4, scars=[scar()])
     flow = rolled_to_adjusting(t, 3, [2, 5, 6], [4, 4, 5, 4, 5, 6, 6])
     assert not flow.state["outcome"]["success"]
-    assert flow.state["leader_scars"] == [
-        {"index": 0, "text": SCAR, "crossed_out": False, "invoked": False, "usable": True}
-    ]
+    assert flow.state["leader_scars"] == [{"index": 0, "text": SCAR}]
 
     # The player proposes: nothing is rolled nor marked until the GM confirms the connection.
     rolls_before = Roll.objects.count()
     flow = t.step(flow, t.player, "scar", scar=0, pool="exhaustion")
-    assert flow.state["pending_scar"] == {"scar": 0, "pool": "exhaustion"}
-    assert flow.waiting_for["step"] == "confirm_scar" and flow.waiting_for["who"] == "gm"
+    assert flow.state["pending_scar"] == {"scar": 0, "pool": "exhaustion", "text": SCAR}
+    assert awaited(flow) == {"confirm_scar": (True, [])}
     assert Roll.objects.count() == rolls_before and not t.sheet(t.alia)["scars"][0]["invoked_this_session"]
     with pytest.raises(PermissionDenied):
         t.step(flow, t.player, "confirm_scar", dice=[1, 3, 6, 6])
@@ -70,13 +75,14 @@ def test_vector_16_a_scar_rerolls_exhaustion_and_turns_a_failure_into_a_win(dryh
     assert outcome["dominant_pool"] == "exhaustion" and flow.state["pending_scar"] is None
     assert flow.state["conflict"]["rerolls"] == [["exhaustion", [1, 3, 6, 6]]]
     assert t.sheet(t.alia)["scars"][0]["invoked_this_session"] is True
-    assert flow.state["leader_scars"][0]["usable"] is False
+    assert flow.state["leader_scars"] == []  # used this session
     [entry] = t.ledger("conflict_scar_invoked")
     assert entry.character_id == t.alia.pk and entry.params["dice"] == [1, 3, 6, 6]
     follow_up = RollFollowUp.objects.get(kind="scar")
-    assert SCAR in follow_up.summary_es and "[4, 5, 6, 6] a [1, 3, 6, 6]" in follow_up.summary_es
+    assert SCAR in follow_up.summary_es and "de 4, 5, 6, 6 a 1, 3, 6, 6" in follow_up.summary_es
+    assert f"El DJ acepta la cicatriz «{SCAR}»: el agotamiento de Alia pasa de 4, 5, 6, 6 a 1, 3, 6, 6." in lines(flow)
 
-    refused(t, flow, "SCAR_ALREADY_INVOKED", t.player, "scar", scar=0, pool="discipline")
+    refused(t, flow, "step_not_available", t.player, "scar", scar=0, pool="discipline")  # no scar left to invoke
 
     flow = both_pass(t, flow)
     flow = t.step(flow, t.gm, "settle")
@@ -118,14 +124,14 @@ def test_scar_refusals_change_nothing(dryh: DryhRolls) -> None:
     t = dryh
     t.set_sheet(t.alia, scars=[scar(), scar("Tachada", crossed_out=True)])
     flow = t.opposed(2)
-    refused(t, flow, "WINDOW_CLOSED", t.player, "scar", scar=0, pool="discipline")  # nothing rolled yet
+    refused(t, flow, "step_not_available", t.player, "scar", scar=0, pool="discipline")  # nothing rolled yet
     flow = t.step(flow, t.player, "roll_leader", dice=[5, 4, 2])
     flow = t.step(flow, t.gm, "roll_pain", dice=[6, 3])
     refused(t, flow, "SCAR_CROSSED_OUT", t.player, "scar", scar=1, pool="discipline")
     refused(t, flow, "SCAR_NOT_FOUND", t.player, "scar", scar=5, pool="discipline")
     refused(t, flow, "POOL_NOT_IN_PLAY", t.player, "scar", scar=0, pool="madness")  # no madness dice rolled
     refused(t, flow, "POOL_NOT_IN_PLAY", t.player, "scar", scar=0, pool="exhaustion")  # exhaustion 0
-    refused(t, flow, "WRONG_STATE", t.gm, "confirm_scar", dice=[1, 1, 1])  # nothing proposed
+    refused(t, flow, "step_not_available", t.gm, "confirm_scar", dice=[1, 1, 1])  # nothing proposed
     before = snapshot(t, flow)
     with pytest.raises(PermissionDenied):  # the GM doesn't invoke the player's scars
         t.step(flow, t.gm, "scar", scar=0, pool="discipline")
@@ -136,20 +142,24 @@ def test_scar_refusals_change_nothing(dryh: DryhRolls) -> None:
     flow = t.step(flow, t.player, "scar", scar=0, pool="discipline")
     # While the GM hasn't answered: no second proposal, no shading, the window can't close.
     t.set_chest(despair=1)
-    refused(t, flow, "SCAR_PENDING", t.player, "scar", scar=0, pool="discipline")
-    refused(t, flow, "SCAR_PENDING", t.gm, "shade", kind="add6", pool="pain")
-    refused(t, flow, "SCAR_PENDING", t.gm, "pass")
-    refused(t, flow, "SCAR_PENDING", t.player, "pass")
-    refused(t, flow, "SCAR_PENDING", t.gm, "resolve")
+    assert awaited(flow) == {"confirm_scar": (True, [])}
+    for actor, step, params in (
+        (t.player, "scar", {"scar": 0, "pool": "discipline"}),
+        (t.gm, "shade", {"kind": "add6", "pool": "pain"}),
+        (t.gm, "gm_pass", {}),
+        (t.player, "pass", {}),
+        (t.gm, "resolve", {}),
+    ):
+        refused(t, flow, "step_not_available", actor, step, **params)
 
     # The GM doesn't see the connection: no dice, no mark, the scar stays usable.
-    flow = t.step(flow, t.gm, "confirm_scar", confirm="0")
+    flow = t.step(flow, t.gm, "refuse_scar")
     assert flow.state["pending_scar"] is None and not Roll.objects.filter(kind="scar_reroll").exists()
     assert not t.sheet(t.alia)["scars"][0]["invoked_this_session"] and not t.ledger("conflict_scar_invoked")
-    assert RollFollowUp.objects.get(kind="scar_refused").summary_es.startswith("El DJ no acepta la cicatriz")
+    assert f"El DJ no acepta la cicatriz «{SCAR}» de Alia." in lines(flow)
 
     flow = both_pass(t, flow)
-    refused(t, flow, "WINDOW_CLOSED", t.player, "scar", scar=0, pool="discipline")
+    refused(t, flow, "step_not_available", t.player, "scar", scar=0, pool="discipline")
 
 
 def test_a_scar_reroll_is_only_rolled_inside_a_conflict(dryh: DryhRolls) -> None:
@@ -202,16 +212,16 @@ def test_vector_57_unclear_leader_the_most_successes_leads(dryh: DryhRolls) -> N
     t.set_sheet(t.alia, exhaustion=2)
     flow = group(t)
     assert flow.state["conflict"]["unclear_leader"] and flow.state["conflict"]["leader"] is None
-    assert [p["role"] for p in flow.state["people"]] == ["participant", "participant"]
+    assert lines(flow) == ["Acción de grupo: Gavin, Alia; dirige quien saque más éxitos."]
     assert sorted(t.chest()["conflicts"][str(flow.pk)]["involved"]) == sorted([t.alia.pk, t.gavin.pk])
     flow = t.step(flow, t.gm, "oppose", pain=4)
-    assert flow.waiting_for["users"] == sorted([t.player.pk, t.player2.pk])
+    assert awaited(flow)["roll_leader"] == (False, sorted([t.player.pk, t.player2.pk]))
 
     # The pain roll made first stays sealed until every participant has rolled.
     flow = t.step(flow, t.gm, "roll_pain", dice=[1, 2, 3, 4])
     assert flow.state["pain_sealed"] and Roll.objects.get(kind="pain").gm_only
     assert view_roll(policy.viewer_for(t.player, t.campaign), Roll.objects.get(kind="pain")) is None
-    refused(t, flow, "NOT_INVOLVED", t.player, "roll_leader", dice=[1, 1, 1], pc=t.gavin.pk)  # not her PC
+    refused(t, flow, "choice_not_offered", t.player, "roll_leader", dice=[1, 1, 1], pc=t.gavin.pk)  # not her PC
     flow = t.step(flow, t.player2, "roll_leader", dice=[1, 2, 6, 3, 2, 2], temp_madness=2)
     assert flow.state["phase"] == "AWAITING_ROLLS" and flow.state["pain_sealed"]
     with pytest.raises(PermissionDenied):  # Gavin has rolled: his player has nothing left to roll
@@ -226,17 +236,17 @@ def test_vector_57_unclear_leader_the_most_successes_leads(dryh: DryhRolls) -> N
     outcome = flow.state["outcome"]
     assert (outcome["player_degree"], outcome["gm_degree"], outcome["helper_successes"]) == (6, 3, 1)
     assert outcome["dominant_pool"] == "discipline" and outcome["success"]
-    assert flow.state["leader_owner"] == t.player2.pk
+    assert flow.state["people"][str(t.gavin.pk)]["actor"] == t.player2.pk
     assert flow.state["rolls"]["leader"] == flow.state["rolls"]["participants"][str(t.gavin.pk)]
-    reveal = RollFollowUp.objects.get(kind="reveal")
-    assert "protagonista principal: Gavin" in reveal.summary_es and reveal.roll_id == flow.state["rolls"]["leader"]
+    assert "Se revela el dolor: 1, 2, 3, 4." in lines(flow)
+    assert "Protagonista principal: Gavin; los demás ayudan con sus éxitos de disciplina." in lines(flow)
 
     # The leader's player acts in the window; Alia's player now only helps.
     with pytest.raises(PermissionDenied):
         t.step(flow, t.player, "hope")
-    flow = t.step(flow, t.gm, "pass")
+    flow = t.step(flow, t.gm, "gm_pass")
     flow = t.step(flow, t.player2, "pass")
-    assert flow.waiting_for["users"] == sorted([t.player.pk, t.player2.pk])
+    assert awaited(flow) == {"choose": (False, sorted([t.player.pk, t.player2.pk]))}
     flow = t.step(flow, t.player2, "choose", pc=t.gavin.pk, benefit="exhaustion-1")
     flow = t.step(flow, t.player, "choose", pc=t.alia.pk, benefit="exhaustion-1")
     flow = t.step(flow, t.gm, "settle")
@@ -253,24 +263,21 @@ def test_a_tie_for_leader_waits_for_the_gm(dryh: DryhRolls) -> None:
     flow = t.step(flow, t.player2, "roll_leader", dice=[1, 2, 6])
     flow = t.step(flow, t.player, "roll_leader", dice=[3, 1, 5])
     flow = t.step(flow, t.gm, "roll_pain", dice=[5, 6])
-    assert flow.state["phase"] == "REVEALED" and flow.waiting_for["step"] == "pick_leader"
-    assert flow.waiting_for["who"] == "gm" and "outcome" not in flow.state
-    assert [(c["name"], c["successes"], c["tied"]) for c in flow.state["candidates"]] == [
-        ("Gavin", 2, True),
-        ("Alia", 2, True),
-    ]
+    assert flow.state["phase"] == "REVEALED" and awaited(flow) == {"pick_leader": (True, [])}
+    assert flow.state["outcome"] is None
+    assert "Empate a éxitos: el DJ elige al protagonista principal entre los empatados." in lines(flow)
     before = snapshot(t, flow)
     with pytest.raises(PermissionDenied):
         t.step(flow, t.player, "pick_leader", pc=t.alia.pk)
     assert snapshot(t, flow) == before
-    refused(t, flow, "CHOICE_NOT_ALLOWED", t.gm, "pick_leader", pc=999999)
+    refused(t, flow, "choice_not_offered", t.gm, "pick_leader", pc=999999)
 
     flow = t.step(flow, t.gm, "pick_leader", pc=t.alia.pk)
     conflict = flow.state["conflict"]
     assert flow.state["phase"] == "ADJUSTING" and conflict["leader"] == str(t.alia.pk)
     assert conflict["helper_rolls"] == [{"pc": str(t.gavin.pk), "discipline": [1, 2, 6], "full_pool_size": 3}]
-    assert flow.state["outcome"]["player_degree"] == 4 and flow.state["leader_owner"] == t.player.pk
-    refused(t, flow, "WRONG_STATE", t.gm, "pick_leader", pc=t.gavin.pk)  # the leader is settled
+    assert flow.state["outcome"]["player_degree"] == 4
+    refused(t, flow, "step_not_available", t.gm, "pick_leader", pc=t.gavin.pk)  # the leader is settled
 
 
 def test_a_tie_without_a_choice_goes_to_the_first_to_post(dryh: DryhRolls) -> None:
@@ -307,7 +314,7 @@ def test_a_scar_through_the_api(dryh: DryhRolls, monkeypatch: pytest.MonkeyPatch
     t = dryh
     t.set_sheet(t.alia, scars=[scar()])
     faces: list[int] = []
-    monkeypatch.setattr(flows, "SystemDice", lambda: ScriptedDice(faces))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice(faces))
     gm, player = APIClient(), APIClient()
     gm.force_authenticate(t.gm)
     player.force_authenticate(t.player)
@@ -328,7 +335,7 @@ def test_a_scar_through_the_api(dryh: DryhRolls, monkeypatch: pytest.MonkeyPatch
     assert step(gm, "confirm_scar", "s3", [1, 2, 3]).status_code == 200  # a replay rolls nothing more
     assert Roll.objects.filter(kind="scar_reroll").count() == 1
     again = step(player, "scar", "s4", scar=0, pool="discipline")
-    assert again.status_code == 400 and "SCAR_ALREADY_INVOKED" in str(again.json())
+    assert again.status_code == 400 and again.json()["error"]["code"] == "step_not_available"  # none left
     assert t.sheet(t.alia)["scars"][0]["invoked_this_session"] is True
 
 
@@ -341,7 +348,7 @@ def test_the_web_forms_open_a_group_action_and_invoke_a_scar(dryh: DryhRolls, mo
     t = dryh
     t.set_sheet(t.gavin, scars=[scar()])
     faces: list[int] = []
-    monkeypatch.setattr(flows, "SystemDice", lambda: ScriptedDice(faces))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice(faces))
     gm, player2 = Client(), Client()
     gm.force_login(t.gm)
     player2.force_login(t.player2)
@@ -356,24 +363,24 @@ def test_the_web_forms_open_a_group_action_and_invoke_a_scar(dryh: DryhRolls, mo
     flow = Flow.objects.get()
     assert flow.state["conflict"]["participants"] == [str(t.gavin.pk), str(t.alia.pk)]
     page = player2.get(f"/flows/{flow.pk}/").content.decode()
-    assert "Participante" in page and f'name="pc" value="{t.gavin.pk}"' in page
+    assert "step-roll_leader" in page and f'<option value="{t.gavin.pk}">Gavin</option>' in page
 
     flow = t.step(flow, t.player2, "roll_leader", dice=[1, 2, 6])
     flow = t.step(flow, t.player, "roll_leader", dice=[3, 1, 5])
     flow = t.step(flow, t.gm, "roll_pain", dice=[5, 6])
-    assert "dryh-pick-leader" in gm.get(f"/flows/{flow.pk}/").content.decode()
-    assert "dryh-pick-leader" not in player2.get(f"/flows/{flow.pk}/").content.decode()
+    assert "step-pick_leader" in gm.get(f"/flows/{flow.pk}/").content.decode()
+    assert "step-pick_leader" not in player2.get(f"/flows/{flow.pk}/").content.decode()
     gm.post(f"/flows/{flow.pk}/steps/pick_leader/", {"pc": t.gavin.pk, "idempotency_key": "w1"}, HTTP_HX_REQUEST="true")
 
     page = player2.get(f"/flows/{flow.pk}/").content.decode()
-    assert "dryh-scar" in page and SCAR in page
+    assert "step-scar" in page and f'<option value="0">{SCAR}</option>' in page
     scar_form = {"scar": "0", "pool": "discipline", "idempotency_key": "w2"}
     player2.post(f"/flows/{flow.pk}/steps/scar/", scar_form, HTTP_HX_REQUEST="true")
     page = gm.get(f"/flows/{flow.pk}/").content.decode()
-    assert "dryh-confirm-scar" in page
+    assert "step-confirm_scar" in page
     faces[:] = [2, 2, 2]
-    gm.post(f"/flows/{flow.pk}/steps/confirm_scar/", {"confirm": "1", "idempotency_key": "w3"}, HTTP_HX_REQUEST="true")
+    gm.post(f"/flows/{flow.pk}/steps/confirm_scar/", {"idempotency_key": "w3"}, HTTP_HX_REQUEST="true")
     flow = Flow.objects.get(pk=flow.pk)
     assert flow.state["conflict"]["leader_roll"]["pc"] == str(t.gavin.pk)
     assert flow.state["conflict"]["rerolls"] == [["discipline", [2, 2, 2]]]
-    assert "dryh-scar" not in player2.get(f"/flows/{flow.pk}/").content.decode()  # used this session
+    assert "step-scar" not in player2.get(f"/flows/{flow.pk}/").content.decode()  # used this session
