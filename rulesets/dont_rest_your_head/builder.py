@@ -1,9 +1,11 @@
 """The composer's No te Duermas roll: the protagonist's pools (discipline, exhaustion and permanent madness
-from the sheet, temporary madness chosen), a helper's discipline dice, a whole conflict against pain dice,
-or the GM's pain dice (a count, or the opponents' pain scores). GMs may make the roll secret.
+from the sheet, temporary madness chosen) or a helper's discipline dice; for the GM also the pain dice (a
+count, or the opponents' pain scores) and a whole conflict against pain in one post. The pain dice are the
+GM's (§3.10): a player's builder never offers them. The composer shows only the fields of the chosen roll
+type (``kind_field``/``fields_by_kind``) and preselects the writer's only protagonist.
 
 The voluntary +1 exhaustion and the adjustments (hope, shading) belong to a conflict: the builder points
-there (``Procedimientos``), since they change the sheet and the chests through the ledger."""
+there ("Procedimientos"), since they change the sheet and the chests through the ledger."""
 
 from __future__ import annotations
 
@@ -13,19 +15,20 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from campaigns.policy import RollPowers
 from characters.models import Character
-from rolls.services import RollSpec
 from rulesets.dont_rest_your_head.sheet import is_opposition
+from rulesets.kit.rolls import RollSpec
 
 KINDS = [
     ("", _("Sin tirada")),
     ("leader", _("Tirada del protagonista")),
     ("helper", _("Tirada de ayuda (disciplina)")),
-    ("conflict", _("Conflicto completo contra dolor")),
 ]
-GM_KINDS = [("pain", _("Tirada de dolor"))]
-NEEDS_CHARACTER = frozenset({"leader", "helper"})
+GM_KINDS = [("pain", _("Tirada de dolor")), ("conflict", _("Conflicto completo contra dolor"))]
+NEEDS_CHARACTER = frozenset({"leader", "helper", "conflict"})
 NEEDS_PAIN = frozenset({"conflict", "pain"})
+NO_POWERS = RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
 
 
 def _opponents(text: str) -> list[int]:
@@ -34,11 +37,14 @@ def _opponents(text: str) -> list[int]:
 
 def _pools_label(character: Character) -> str:
     sheet = character.sheet or {}
-    if is_opposition(sheet):
-        return f"{character.name} (dolor {sheet.get('pain')})"
-    return (
-        f"{character.name} (disciplina {sheet.get('discipline', 3)}, agotamiento {sheet.get('exhaustion', 0)}, "
-        f"locura permanente {sheet.get('permanent_madness', 0)})"
+    return str(
+        _("%(name)s (disciplina %(d)s, agotamiento %(e)s, locura permanente %(m)s)")
+        % {
+            "name": character.name,
+            "d": sheet.get("discipline", 3),
+            "e": sheet.get("exhaustion", 0),
+            "m": sheet.get("permanent_madness", 0),
+        }
     )
 
 
@@ -68,45 +74,77 @@ class RollBuilderForm(forms.Form):
     gm_only = forms.BooleanField(label=_("Tirada secreta"), required=False)
     label = forms.CharField(label=_("Etiqueta"), max_length=120, required=False)
 
+    kind_field = "kind"
+    fields_by_kind: dict[str, tuple[str, ...]] = {
+        "": (),
+        "leader": ("character", "temp_madness", "label", "gm_only"),
+        "helper": ("character", "label", "gm_only"),
+        "pain": ("pain", "opponents", "label", "gm_only"),
+        "conflict": ("character", "temp_madness", "minor_use", "pain", "opponents", "label", "gm_only"),
+    }
+
     def __init__(
         self,
         data: Any = None,
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: RollPowers | None = None,
         settings: Any = None,
+        default_character: int | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, prefix=prefix, **kwargs)
-        self.is_gm = is_gm
+        self.powers = powers or NO_POWERS
         self.characters = {c.pk: c for c in characters if not is_opposition(c.sheet or {})}
-        self.fields["character"].choices = [("", "—")] + [(c.pk, _pools_label(c)) for c in self.characters.values()]
-        if is_gm:
-            self.fields["kind"].choices = [*KINDS, *GM_KINDS]
-        else:
+        character: Any = self.fields["character"]
+        character.choices = [("", "—")] + [(c.pk, _pools_label(c)) for c in self.characters.values()]
+        if default_character in self.characters:
+            character.initial = default_character
+        kind: Any = self.fields["kind"]
+        kind.choices = [*KINDS, *GM_KINDS] if self.powers.gm_kinds else KINDS
+        if not self.powers.gm_kinds:  # the pain dice are the GM's: a player never sets them
+            for name in ("pain", "opponents", "minor_use"):
+                del self.fields[name]
+        if not self.powers.secret_rolls:
             del self.fields["gm_only"]
 
+    def shown_fields(self) -> list[tuple[forms.BoundField, str]]:
+        """Each field after the roll type with the CSS classes of the roll types that use it: the composer
+        shows only those of the chosen type."""
+        shown = []
+        for bound in self.visible_fields():
+            if bound.name == self.kind_field:
+                continue
+            kinds = [k for k in self.offered_kinds() if bound.name in self.fields_by_kind[k]]
+            shown.append((bound, " ".join(f"for-{k}" for k in kinds)))
+        return shown
+
+    def offered_kinds(self) -> list[str]:
+        return [k for k, _label in self.fields["kind"].choices if k]  # type: ignore[attr-defined]
+
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        data = super().clean() or {}
         kind = data.get("kind")
         if not kind:
             return data
-        needs_character = kind in NEEDS_CHARACTER or (kind == "conflict" and not self.is_gm)
-        if needs_character and self.characters.get(data.get("character") or 0) is None:
+        if kind in NEEDS_CHARACTER and self.characters.get(data.get("character") or 0) is None:
             self.add_error("character", _("Elige el protagonista que tira."))
         if kind in NEEDS_PAIN:
-            try:
-                opponents = _opponents(data.get("opponents") or "")
-            except ValueError:
-                self.add_error("opponents", _("Escribe el dolor de cada oponente separado por comas."))
-                return data
-            if any(n < 1 for n in opponents):
-                self.add_error("opponents", _("El dolor debe ser de al menos 1 dado."))
-            if data.get("pain") is None and not opponents:
-                self.add_error("pain", _("Indica los dados de dolor o el dolor de cada oponente."))
-            data["opponent_list"] = opponents
+            self._clean_pain(data)
         return data
+
+    def _clean_pain(self, data: dict[str, Any]) -> None:
+        try:
+            opponents = _opponents(data.get("opponents") or "")
+        except ValueError:
+            self.add_error("opponents", _("Escribe el dolor de cada oponente separado por comas."))
+            return
+        if any(n < 1 for n in opponents):
+            self.add_error("opponents", _("El dolor debe ser de al menos 1 dado."))
+        if data.get("pain") is None and not opponents:
+            self.add_error("pain", _("Indica los dados de dolor o el dolor de cada oponente."))
+        data["opponent_list"] = opponents
 
     def roll_specs(self) -> list[RollSpec]:
         data = self.cleaned_data
@@ -116,7 +154,7 @@ class RollBuilderForm(forms.Form):
         label = data.get("label") or ""
         gm_only = bool(data.get("gm_only"))
         character_id = data.get("character") if data.get("character") in self.characters else None
-        pain = {"pain": data["pain"]} if data.get("pain") is not None else {}
+        pain: dict[str, Any] = {"pain": data["pain"]} if data.get("pain") is not None else {}
         if data.get("opponent_list"):
             pain = {"opponents": data["opponent_list"]}
         if kind == "pain":

@@ -55,7 +55,7 @@ from systems.errors import RulesError
 KEY = "dont-rest-your-head"
 LEADER, HELPER, PAIN, CONFLICT, SCAR_REROLL = "leader", "helper", "pain", "conflict", "scar_reroll"
 KINDS = (LEADER, HELPER, PAIN, CONFLICT, SCAR_REROLL)
-GM_KINDS = frozenset({PAIN})  # the opposition's dice are the GM's
+GM_KINDS = frozenset({PAIN, CONFLICT})  # the pain dice (alone or in a whole conflict) are the GM's
 PLAYER_POOLS = ("discipline", "exhaustion", "madness")
 POOLS = (*PLAYER_POOLS, "pain")
 POOL_WORDS = {

@@ -4,8 +4,10 @@ the composer's builder (``roll_specs`` from form data) and the conflict's fragme
 from __future__ import annotations
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.test import Client
 
+from campaigns.policy import RollPowers
 from characters.models import Character
 from rolls.models import Roll
 from rolls.services import RollSpec, create_post_with_rolls
@@ -77,7 +79,7 @@ def test_whole_conflict_in_words(dryh: DryhRolls) -> None:
     """dont-rest-your-head-34: D[5,4,3] E[6,2] vs P[6,6,1]: 2 vs 1, pain dominates, top pool exhaustion."""
     t = dryh
     t.set_sheet(t.alia, exhaustion=2)
-    roll = post_roll(t, RollSpec("conflict", {"pain": 3}, t.alia.pk), [5, 4, 3, 6, 2, 6, 6, 1])
+    roll = post_roll(t, RollSpec("conflict", {"pain": 3}, t.alia.pk), [5, 4, 3, 6, 2, 6, 6, 1], author=t.gm)
     out = roll.result["outcome"]
     assert (out["player_degree"], out["gm_degree"], out["dominant_pool"], out["superior_pool"]) == (
         2,
@@ -87,7 +89,7 @@ def test_whole_conflict_in_words(dryh: DryhRolls) -> None:
     )
     assert roll.summary_es == "Éxito con 2 (impresionante); domina el dolor; potencia superior: el agotamiento"
     assert roll.summary_en == "Success with 2 (impressive); pain dominates; top pool: exhaustion"
-    failure = post_roll(t, RollSpec("conflict", {"pain": 3}, t.alia.pk), [4, 4, 5, 6, 4, 1, 2, 5])
+    failure = post_roll(t, RollSpec("conflict", {"pain": 3}, t.alia.pk), [4, 4, 5, 6, 4, 1, 2, 5], author=t.gm)
     assert failure.summary_es.startswith("Fracaso (0 contra 2); domina el agotamiento")
 
 
@@ -99,8 +101,17 @@ def test_pain_range_and_madness_range(dryh: DryhRolls) -> None:
         (RollSpec("leader", {"temp_madness": 7}, t.alia.pk), "MADNESS_RANGE"),
     ):
         with pytest.raises(RulesError) as exc:
-            post_roll(t, spec, [1] * 20)
+            post_roll(t, spec, [1] * 20, author=t.gm if spec.kind == "conflict" else t.player)
         assert exc.value.code == code
+
+
+def test_a_player_never_sets_pain_dice(dryh: DryhRolls) -> None:
+    """The pain dice are the GM's (§3.10 step 2): a player's whole-conflict or pain roll is refused."""
+    t = dryh
+    for spec in (RollSpec("conflict", {"pain": 1}, t.alia.pk), RollSpec("pain", {"pain": 1})):
+        with pytest.raises(ValidationError):
+            post_roll(t, spec, [1] * 10)
+    assert not Roll.objects.exists()
 
 
 # --- the builder ------------------------------------------------------------------------------------
@@ -108,7 +119,8 @@ def test_pain_range_and_madness_range(dryh: DryhRolls) -> None:
 
 def _form(t: DryhRolls, data: dict[str, str], is_gm: bool = False) -> RollBuilderForm:
     characters = list(Character.objects.filter(pk__in=[t.alia.pk]))
-    return RollBuilderForm({f"roll-{k}": v for k, v in data.items()}, characters=characters, is_gm=is_gm)
+    powers = RollPowers(gm_kinds=is_gm, secret_rolls=is_gm, secret_difficulty=is_gm, npc_dice=is_gm)
+    return RollBuilderForm({f"roll-{k}": v for k, v in data.items()}, characters=characters, powers=powers)
 
 
 def test_builder_roll_specs(dryh: DryhRolls) -> None:
@@ -118,10 +130,12 @@ def test_builder_roll_specs(dryh: DryhRolls) -> None:
     form = _form(t, {"kind": "leader", "character": str(t.alia.pk), "temp_madness": "2", "label": "Huir"})
     assert form.is_valid(), form.errors
     assert form.roll_specs() == [RollSpec("leader", {"temp_madness": 2}, t.alia.pk, "Huir", False)]
-    form = _form(t, {"kind": "conflict", "character": str(t.alia.pk), "opponents": "2, 2", "minor_use": "on"})
+    form = _form(t, {"kind": "conflict", "character": str(t.alia.pk), "opponents": "2, 2", "minor_use": "on"}, True)
     assert form.is_valid(), form.errors
     assert form.roll_specs()[0].data == {"temp_madness": 0, "opponents": [2, 2], "talent_use": "minor"}
-    assert "gm_only" not in form.fields and ("pain", "Tirada de dolor") not in form.fields["kind"].choices
+    player = _form(t, {"kind": ""})
+    assert "gm_only" not in player.fields and {"pain", "opponents"}.isdisjoint(player.fields)
+    assert {k for k, _label in player.fields["kind"].choices} == {"", "leader", "helper"}
     form = _form(t, {"kind": "pain", "pain": "5", "gm_only": "on"}, is_gm=True)
     assert form.is_valid(), form.errors
     assert form.roll_specs() == [RollSpec("pain", {"pain": 5}, None, "", True)]
@@ -130,8 +144,11 @@ def test_builder_roll_specs(dryh: DryhRolls) -> None:
 def test_builder_refuses_incomplete_rolls(dryh: DryhRolls) -> None:
     t = dryh
     assert not _form(t, {"kind": "leader"}).is_valid()
-    assert not _form(t, {"kind": "conflict", "character": str(t.alia.pk)}).is_valid()
-    assert not _form(t, {"kind": "conflict", "character": str(t.alia.pk), "opponents": "dos"}).is_valid()
+    assert not _form(t, {"kind": "conflict", "character": str(t.alia.pk)}, True).is_valid()
+    assert not _form(t, {"kind": "conflict", "character": str(t.alia.pk), "opponents": "dos"}, True).is_valid()
+    # A player can never set pain dice: the whole-conflict roll is not offered, and its pain never read.
+    refused = _form(t, {"kind": "conflict", "character": str(t.alia.pk), "pain": "1"})
+    assert not refused.is_valid() and "kind" in refused.errors
     assert not _form(t, {"kind": "leader", "character": str(t.alia.pk), "temp_madness": "7"}).is_valid()
 
 
@@ -156,3 +173,20 @@ def test_fragment_shows_each_viewer_their_steps_and_never_sealed_dice(dryh: Dryh
     assert "<form" not in as_reader
     response = player.post(f"/flows/{flow.pk}/steps/roll_leader/", {"temp_madness": "0", "idempotency_key": "x"})
     assert response.status_code == 302  # without htmx: back to the scene
+
+
+def test_the_composer_preselects_the_only_protagonist_and_shows_each_kind_its_fields(dryh: DryhRolls) -> None:
+    t = dryh
+    player, gm = Client(), Client()
+    player.force_login(t.player)
+    gm.force_login(t.gm)
+    page = player.get(f"/scenes/{t.scene.pk}/").content.decode()
+    assert f'<option value="{t.alia.pk}" selected>' in page  # the player's only protagonist
+    assert 'name="roll-pain"' not in page and 'name="roll-opponents"' not in page  # the GM's dice
+    assert 'option[value="leader"]:checked) .for-leader' in page
+    assert "field-temp_madness dryh-for for-leader for-conflict" not in page  # no whole conflict for a player
+    assert "field-temp_madness dryh-for for-leader" in page
+    assert "(id)" not in page
+    as_gm = gm.get(f"/scenes/{t.scene.pk}/").content.decode()
+    assert 'name="roll-pain"' in as_gm and "field-pain dryh-for for-pain for-conflict" in as_gm
+    assert f'<option value="{t.alia.pk}" selected>' not in as_gm  # the GM's composer starts at no one
