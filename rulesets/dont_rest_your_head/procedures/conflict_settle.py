@@ -111,8 +111,9 @@ def settle_conflict(given: StepInput[ConflictFlowState, SettleParams]) -> Outcom
     done = settle(table, choices, settings(given.table))
     record = done.conflict.settlement
     assert record is not None
-    lines = [RecordLine(in_both(lambda: _("El DJ resuelve el conflicto."))), outcome_record(c, "final")]
-    lines += _effects(state, table, done, record)
+    # The final result is already in the record (the window's close); settling adds what it changed.
+    effects = _effects(state, table, done, record)
+    lines = [RecordLine(in_both(lambda: _("El DJ resuelve el conflicto."))), *effects]
     op = LedgerOp(
         "conflict_settled",
         {"flow": given.procedure_id, "conflict": dump_conflict(c), "choices": choices.model_dump(mode="json")},
@@ -122,9 +123,8 @@ def settle_conflict(given: StepInput[ConflictFlowState, SettleParams]) -> Outcom
     result = rules.outcome(c)
     follow_ups = []
     if state.rolls.leader is not None:
-        summary = Names(
-            " ".join(line.words.es for line in lines[1:])[:300], " ".join(line.words.en for line in lines[1:])[:300]
-        )
+        told = [outcome_record(c, "final"), *effects]
+        summary = Names(" ".join(x.words.es for x in told)[:300], " ".join(x.words.en for x in told)[:300])
         follow_ups.append(
             FollowUp(
                 state.rolls.leader,

@@ -263,9 +263,9 @@ def shade(given: StepInput[ConflictFlowState, ShadeParams]) -> Outcome[ConflictF
         _("Conflicto #%(n)s") % {"n": given.procedure_id},
     )
     if p.kind == "add6":
-        line = in_both(lambda: _("El DJ ensombrece: añade un 6 a %(pool)s.") % {"pool": words.pool_name(p.pool)})
+        line = in_both(lambda: _("El DJ ensombrece %(pool)s: añade un 6.") % {"pool": words.pool_name(p.pool)})
     else:
-        line = in_both(lambda: _("El DJ ensombrece: quita un 6 de %(pool)s.") % {"pool": words.pool_name(p.pool)})
+        line = in_both(lambda: _("El DJ ensombrece %(pool)s: quita un 6.") % {"pool": words.pool_name(p.pool)})
     record = [RecordLine(line), outcome_record(table.conflict)]
     follow_ups = _follow_up(state, "shade", line, table.conflict, p.pool)
     return step_outcome(state, table, given.table, record, ledger=[op], follow_ups=follow_ups, changes=_changed(state))

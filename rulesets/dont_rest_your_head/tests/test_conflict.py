@@ -135,7 +135,7 @@ def test_vector_9_sealed_pain_first_shading_and_despair_to_hope(dryh: DryhRolls)
     kinds = list(RollFollowUp.objects.filter(roll=leader_roll).values_list("kind", flat=True))
     assert kinds == ["shade", "shade", "settle"]  # both shadings touched the player's pools
     shade_notes = list(RollFollowUp.objects.filter(kind="shade").values_list("summary_es", flat=True))
-    assert shade_notes[0].startswith("El DJ ensombrece: quita un 6 de la disciplina")
+    assert shade_notes[0].startswith("El DJ ensombrece la disciplina: quita un 6.")
     settle_note = RollFollowUp.objects.get(kind="settle")
     assert "éxito con 2" in settle_note.summary_es and "domina el agotamiento" in settle_note.summary_es
     assert "2 monedas de desesperación gastadas pasan al cofre de esperanza" in settle_note.summary_es
