@@ -223,103 +223,116 @@ class DontRestYourHeadRollBinding:
     # --- prepare ------------------------------------------------------------------------------------
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
-        s = settings_of(settings)
-        if kind == LEADER:
-            choices = LeaderChoices.model_validate(data)
-            talent_use = _talent_use(choices.talent_use)
-            if (choices.voluntary_increase or talent_use == "major") and choices.flow is None:
-                raise RulesError(
-                    "needs_conflict",
-                    "El aumento voluntario de agotamiento (y el uso mayor) se hace en un conflicto: ábrelo "
-                    "y tira desde él, así queda en la hoja.",
-                    "The voluntary exhaustion increase (and the major use) happens in a conflict: open one "
-                    "and roll from it, so the sheet keeps it.",
-                )
-            request = LeaderRollRequest(
-                voluntary_increase=choices.voluntary_increase,
-                temp_madness=choices.temp_madness,
-                talent_use=talent_use,  # type: ignore[arg-type]
-                madness_talent=choices.madness_talent,
+        preparers = {
+            LEADER: self._prepare_leader,
+            HELPER: self._prepare_helper,
+            PAIN: self._prepare_pain,
+            SCAR_REROLL: self._prepare_scar_reroll,
+            CONFLICT: self._prepare_conflict,
+        }
+        if kind not in preparers:
+            raise RulesError(
+                "unknown_roll_kind",
+                f"«{kind}» no es una tirada de No te Duermas.",
+                f"'{kind}' is not a roll kind of Don't Rest Your Head.",
             )
-            pc = protagonist(sheet, s)
-            after, exhaustion, madness = prepare_leader_roll(pc, request, s, choices.madness_price, choices.scene_id)
-            dice = LeaderDiceRequest(discipline=after.discipline, exhaustion=exhaustion, madness=madness)
-            public = {
-                **dice.model_dump(mode="json"),
-                "temp_madness": request.temp_madness,
-                "permanent_madness": after.permanent_madness,
-                "voluntary_increase": request.voluntary_increase or talent_use == "major",
-                "talent_use": talent_use,
-                "madness_talent": request.madness_talent,
-                "exhaustion_at_roll": exhaustion,
-            }
-            if choices.flow is not None:
-                public["flow"] = choices.flow
-            return Prepared(request=dice, public=public)
-        if kind == HELPER:
-            helper = HelperRollRequest.model_validate({k: v for k, v in data.items() if k != "flow"})
-            if helper.talent_use or helper.madness_talent:
-                refuse("HELPER_NO_TALENTS")
+        return preparers[kind](data, sheet, settings_of(settings))
+
+    def _prepare_leader(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
+        choices = LeaderChoices.model_validate(data)
+        talent_use = _talent_use(choices.talent_use)
+        if (choices.voluntary_increase or talent_use == "major") and choices.flow is None:
+            raise RulesError(
+                "needs_conflict",
+                "El aumento voluntario de agotamiento (y el uso mayor) se hace en un conflicto: ábrelo "
+                "y tira desde él, así queda en la hoja.",
+                "The voluntary exhaustion increase (and the major use) happens in a conflict: open one "
+                "and roll from it, so the sheet keeps it.",
+            )
+        request = LeaderRollRequest(
+            voluntary_increase=choices.voluntary_increase,
+            temp_madness=choices.temp_madness,
+            talent_use=talent_use,  # type: ignore[arg-type]
+            madness_talent=choices.madness_talent,
+        )
+        pc = protagonist(sheet, s)
+        after, exhaustion, madness = prepare_leader_roll(pc, request, s, choices.madness_price, choices.scene_id)
+        dice = LeaderDiceRequest(discipline=after.discipline, exhaustion=exhaustion, madness=madness)
+        public = {
+            **dice.model_dump(mode="json"),
+            "temp_madness": request.temp_madness,
+            "permanent_madness": after.permanent_madness,
+            "voluntary_increase": request.voluntary_increase or talent_use == "major",
+            "talent_use": talent_use,
+            "madness_talent": request.madness_talent,
+            "exhaustion_at_roll": exhaustion,
+        }
+        if choices.flow is not None:
+            public["flow"] = choices.flow
+        return Prepared(request=dice, public=public)
+
+    def _prepare_helper(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
+        helper = HelperRollRequest.model_validate({k: v for k, v in data.items() if k != "flow"})
+        if helper.talent_use or helper.madness_talent:
+            refuse("HELPER_NO_TALENTS")
+        pc = protagonist(sheet, s)
+        if not pc.can_roll:
+            refuse("CANNOT_ROLL", status=pc.status.value)
+        dice = HelperDiceRequest(discipline=pc.discipline)
+        return Prepared(request=dice, public=dice.model_dump(mode="json"))
+
+    def _prepare_pain(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
+        choices = PainChoices.model_validate(data)
+        pain = pain_dice(choices.pain, choices.opponents)
+        request = PainDiceRequest(pain=pain)
+        public: JSON = {"pain": pain}
+        if choices.opponents:
+            public["opponents"] = list(choices.opponents)
+        return Prepared(request=request, public=public)
+
+    def _prepare_scar_reroll(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
+        reroll = ScarRerollChoices.model_validate(data)
+        if reroll.flow is None:
+            raise RulesError(
+                "needs_conflict",
+                "Una cicatriz se invoca en la ventana de ajustes de un conflicto, y el DJ la confirma.",
+                "A scar is invoked in a conflict's adjustment window, and the GM confirms it.",
+            )
+        protagonist(sheet, s)
+        return Prepared(request=reroll, public=reroll.model_dump(mode="json"))
+
+    def _prepare_conflict(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
+        choices = ConflictChoices.model_validate(data)
+        talent_use = _talent_use(choices.talent_use)
+        if talent_use == "major":
+            raise RulesError(
+                "needs_conflict",
+                "El uso mayor sube el agotamiento: hazlo en un conflicto abierto.",
+                "The major use raises exhaustion: make it in an open conflict.",
+            )
+        if not 0 <= choices.temp_madness <= 6:
+            refuse("MADNESS_RANGE", temp_madness=choices.temp_madness)
+        if sheet is not None:
             pc = protagonist(sheet, s)
             if not pc.can_roll:
                 refuse("CANNOT_ROLL", status=pc.status.value)
-            dice = HelperDiceRequest(discipline=pc.discipline)
-            return Prepared(request=dice, public=dice.model_dump(mode="json"))
-        if kind == PAIN:
-            choices = PainChoices.model_validate(data)
-            pain = pain_dice(choices.pain, choices.opponents)
-            request = PainDiceRequest(pain=pain)
-            public: JSON = {"pain": pain}
-            if choices.opponents:
-                public["opponents"] = list(choices.opponents)
-            return Prepared(request=request, public=public)
-        if kind == SCAR_REROLL:
-            reroll = ScarRerollChoices.model_validate(data)
-            if reroll.flow is None:
-                raise RulesError(
-                    "needs_conflict",
-                    "Una cicatriz se invoca en la ventana de ajustes de un conflicto, y el DJ la confirma.",
-                    "A scar is invoked in a conflict's adjustment window, and the GM confirms it.",
-                )
-            protagonist(sheet, s)
-            return Prepared(request=reroll, public=reroll.model_dump(mode="json"))
-        if kind == CONFLICT:
-            choices = ConflictChoices.model_validate(data)
-            talent_use = _talent_use(choices.talent_use)
-            if talent_use == "major":
-                raise RulesError(
-                    "needs_conflict",
-                    "El uso mayor sube el agotamiento: hazlo en un conflicto abierto.",
-                    "The major use raises exhaustion: make it in an open conflict.",
-                )
-            if not 0 <= choices.temp_madness <= 6:
-                refuse("MADNESS_RANGE", temp_madness=choices.temp_madness)
-            if sheet is not None:
-                pc = protagonist(sheet, s)
-                if not pc.can_roll:
-                    refuse("CANNOT_ROLL", status=pc.status.value)
-                discipline, exhaustion = pc.discipline, pc.exhaustion
-                madness = pc.permanent_madness + choices.temp_madness
-            else:
-                discipline = choices.discipline or 3
-                exhaustion = choices.exhaustion or 0
-                madness = choices.madness if choices.madness is not None else choices.temp_madness
-            if talent_use == "minor" and exhaustion < 1:
-                refuse("MINOR_NEEDS_EXHAUSTION")
-            request = ConflictRollRequest(
-                discipline=discipline,
-                exhaustion=exhaustion,
-                madness=madness,
-                pain=pain_dice(choices.pain, choices.opponents),
-                helpers=choices.helpers,
-                talent_use=talent_use,  # type: ignore[arg-type]
-            )
-            return Prepared(request=request, public=request.model_dump(mode="json"))
-        raise RulesError(
-            "unknown_roll_kind",
-            f"«{kind}» no es una tirada de No te Duermas.",
-            f"'{kind}' is not a roll kind of Don't Rest Your Head.",
+            discipline, exhaustion = pc.discipline, pc.exhaustion
+            madness = pc.permanent_madness + choices.temp_madness
+        else:
+            discipline = choices.discipline or 3
+            exhaustion = choices.exhaustion or 0
+            madness = choices.madness if choices.madness is not None else choices.temp_madness
+        if talent_use == "minor" and exhaustion < 1:
+            refuse("MINOR_NEEDS_EXHAUSTION")
+        request = ConflictRollRequest(
+            discipline=discipline,
+            exhaustion=exhaustion,
+            madness=madness,
+            pain=pain_dice(choices.pain, choices.opponents),
+            helpers=choices.helpers,
+            talent_use=talent_use,  # type: ignore[arg-type]
         )
+        return Prepared(request=request, public=request.model_dump(mode="json"))
 
     # --- resolve ------------------------------------------------------------------------------------
 

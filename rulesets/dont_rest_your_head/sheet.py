@@ -323,32 +323,11 @@ class DontRestYourHeadBinding:
             if flags:
                 params = params.model_copy(update=flags)
         if key in _SHEET_OPS:
-            assert character_id is not None
-            stored = sheets[character_id]
-            sheet = _load_pc(stored, s, character_id)
-            if key == "create_scar":
-                assert params is not None
-                # The scar belongs to the campaign's current session, whatever the request said.
-                params = params.model_copy(update={"session": _chest(campaign_state).session_number})
-            new = operation.apply(sheet, params, s)
-            return Outcome(campaign_state=None, sheets={character_id: self._store(new, stored, s)})
+            return self._apply_sheet_op(operation, params, s, campaign_state, sheets, character_id)
         if key in FLOW_OPERATION_KEYS:
             return _apply_flow_op(key, params, s, campaign_state, sheets, character_id)
         if key in _CHEST_SHEET_OPS:
-            assert character_id is not None
-            stored = sheets[character_id]
-            sheet = _load_pc(stored, s, character_id)
-            if (
-                params is not None
-                and "in_conflict" in type(params).model_fields
-                and in_open_conflict(campaign_state, character_id)
-            ):  # (S) only when not involved in a conflict: the open conflict flows say so
-                params = params.model_copy(update={"in_conflict": True})
-            result: PcAndChest = operation.apply(PcAndChest(sheet, _chest(campaign_state)), params, s)
-            return Outcome(
-                campaign_state=_with_chest(campaign_state, result.chest),
-                sheets={character_id: self._store(result.sheet, stored, s)},
-            )
+            return self._apply_hope_op(operation, params, s, campaign_state, sheets, character_id)
         if key == "open_session":
             if _chest(campaign_state).session_open:
                 raise _error(
@@ -358,24 +337,75 @@ class DontRestYourHeadBinding:
                 )
             return Outcome(campaign_state=_with_chest(campaign_state, open_session(_chest(campaign_state), s)))
         if key == "close_session":
-            named = {str(pc) for pc in getattr(params, "spends", {})}
-            pcs: dict[str, Sheet] = {}
-            for pk, data in sheets.items():
-                if str(pk) in named:
-                    pcs[str(pk)] = _load_pc(data, s, pk)
-                else:  # a PC without a protagonist's sheet yet has nothing to reset
-                    try:
-                        pcs[str(pk)] = _load_pc(data, s, pk)
-                    except (RulesError, PydanticValidationError):
-                        continue
-            params = self._with_open_conflicts(params, campaign_state)
-            party: Party = operation.apply(Party(_chest(campaign_state), pcs), params, s)
-            return Outcome(
-                campaign_state=_with_chest(campaign_state, party.chest),
-                sheets={int(pc): self._store(sheet, sheets[int(pc)], s) for pc, sheet in party.sheets.items()},
-            )
+            return self._close_session(operation, params, s, campaign_state, sheets)
         self.targets(operation, params, character_id)  # refuses the conflict steps with their reason
         raise _error("unknown_operation", "Operación desconocida.", "Unknown operation.", operation=key)
+
+    def _apply_sheet_op(
+        self,
+        operation: Operation,
+        params: BaseModel | None,
+        s: Settings,
+        campaign_state: JSON | None,
+        sheets: Mapping[int, JSON],
+        character_id: int | None,
+    ) -> Outcome:
+        assert character_id is not None
+        stored = sheets[character_id]
+        sheet = _load_pc(stored, s, character_id)
+        if operation.key == "create_scar":
+            assert params is not None
+            # The scar belongs to the campaign's current session, whatever the request said.
+            params = params.model_copy(update={"session": _chest(campaign_state).session_number})
+        new = operation.apply(sheet, params, s)
+        return Outcome(campaign_state=None, sheets={character_id: self._store(new, stored, s)})
+
+    def _apply_hope_op(
+        self,
+        operation: Operation,
+        params: BaseModel | None,
+        s: Settings,
+        campaign_state: JSON | None,
+        sheets: Mapping[int, JSON],
+        character_id: int | None,
+    ) -> Outcome:
+        assert character_id is not None
+        stored = sheets[character_id]
+        sheet = _load_pc(stored, s, character_id)
+        if (
+            params is not None
+            and "in_conflict" in type(params).model_fields
+            and in_open_conflict(campaign_state, character_id)
+        ):  # (S) only when not involved in a conflict: the open conflict flows say so
+            params = params.model_copy(update={"in_conflict": True})
+        result: PcAndChest = operation.apply(PcAndChest(sheet, _chest(campaign_state)), params, s)
+        return Outcome(
+            campaign_state=_with_chest(campaign_state, result.chest),
+            sheets={character_id: self._store(result.sheet, stored, s)},
+        )
+
+    def _close_session(
+        self,
+        operation: Operation,
+        params: BaseModel | None,
+        s: Settings,
+        campaign_state: JSON | None,
+        sheets: Mapping[int, JSON],
+    ) -> Outcome:
+        pcs: dict[str, Sheet] = {}
+        for pk, data in sheets.items():
+            try:
+                pcs[str(pk)] = _load_pc(data, s, pk)
+            except (RulesError, PydanticValidationError):
+                if str(pk) in {str(pc) for pc in getattr(params, "spends", {})}:
+                    raise  # a PC named in the hope distribution must have a protagonist's sheet
+                continue  # a PC without a protagonist's sheet yet has nothing to reset
+        params = self._with_open_conflicts(params, campaign_state)
+        party: Party = operation.apply(Party(_chest(campaign_state), pcs), params, s)
+        return Outcome(
+            campaign_state=_with_chest(campaign_state, party.chest),
+            sheets={int(pc): self._store(sheet, sheets[int(pc)], s) for pc, sheet in party.sheets.items()},
+        )
 
     @staticmethod
     def _with_open_conflicts(params: BaseModel | None, campaign_state: JSON | None) -> BaseModel | None:
@@ -671,8 +701,8 @@ def _apply_flow_op(
             raise _error("conflict_exists", "Ese conflicto ya está abierto.", "That conflict is already open.")
         for pk in {character_id, *params.involved}:
             _load_pc(sheets[pk], settings, pk)  # protagonists only: the opposition rolls pain
-        record = {"state": _OPEN, "leader": character_id, "involved": sorted({character_id, *params.involved})}
-        return Outcome(campaign_state=_with_record(campaign_state, params.flow, {**record, "despair_spent": 0}))
+        opened: JSON = {"state": _OPEN, "leader": character_id, "involved": sorted({character_id, *params.involved})}
+        return Outcome(campaign_state=_with_record(campaign_state, params.flow, {**opened, "despair_spent": 0}))
     record = _record(campaign_state, params.flow)
     if key == "conflict_voided":
         return Outcome(campaign_state=_with_record(campaign_state, params.flow, None))  # (S) no coins move

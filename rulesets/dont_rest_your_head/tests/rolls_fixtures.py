@@ -47,7 +47,7 @@ class DryhRolls:
         return self.table.reader
 
     def sheet(self, character: Character) -> dict[str, Any]:
-        return Character.objects.get(pk=character.pk).sheet
+        return dict(Character.objects.get(pk=character.pk).sheet)
 
     def set_sheet(self, character: Character, **changes: Any) -> None:
         Character.objects.filter(pk=character.pk).update(sheet={**self.sheet(character), **changes})

@@ -43,7 +43,9 @@ def snapshot(t: DryhRolls, flow: Flow) -> tuple[Any, ...]:
     )
 
 
-def refused(t: DryhRolls, flow: Flow, code: str, actor: Any, step: str, dice: list[int] | None = None, **params: Any):
+def refused(
+    t: DryhRolls, flow: Flow, code: str, actor: Any, step: str, dice: list[int] | None = None, **params: Any
+) -> RulesError:
     before = snapshot(t, flow)
     with pytest.raises(RulesError) as exc:
         t.step(flow, actor, step, dice=dice, **params)

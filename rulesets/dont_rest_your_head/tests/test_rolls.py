@@ -3,6 +3,8 @@ the composer's builder (``roll_specs`` from form data) and the conflict's fragme
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.test import Client
@@ -135,7 +137,8 @@ def test_builder_roll_specs(dryh: DryhRolls) -> None:
     assert form.roll_specs()[0].data == {"temp_madness": 0, "opponents": [2, 2], "talent_use": "minor"}
     player = _form(t, {"kind": ""})
     assert "gm_only" not in player.fields and {"pain", "opponents"}.isdisjoint(player.fields)
-    assert {k for k, _label in player.fields["kind"].choices} == {"", "leader", "helper"}
+    kind: Any = player.fields["kind"]
+    assert {k for k, _label in kind.choices} == {"", "leader", "helper"}
     form = _form(t, {"kind": "pain", "pain": "5", "gm_only": "on"}, is_gm=True)
     assert form.is_valid(), form.errors
     assert form.roll_specs() == [RollSpec("pain", {"pain": 5}, None, "", True)]

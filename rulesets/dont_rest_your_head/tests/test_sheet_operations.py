@@ -41,7 +41,7 @@ def apply(
 
 
 def sheet(character: Character) -> dict[str, Any]:
-    return Character.objects.get(pk=character.pk).sheet
+    return dict(Character.objects.get(pk=character.pk).sheet)
 
 
 def snapshot(dryh: DryhTable) -> tuple[Any, ...]:
