@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rulesets.dont_rest_your_head.builder import RollBuilderForm
+from rulesets.dont_rest_your_head.procedures.breather import BREATHER
 from rulesets.dont_rest_your_head.procedures.conflict import CONFLICT
 from rulesets.dont_rest_your_head.rolls import BINDING as ROLL_BINDING
 from rulesets.dont_rest_your_head.sheet import BINDING as SHEET_BINDING
@@ -17,13 +18,16 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures={CONFLICT.key: CONFLICT},
+    procedures={CONFLICT.key: CONFLICT, BREATHER.key: BREATHER},
     templates=RulesetTemplates(
         sheet="dont_rest_your_head/sheet.html",
         pools="dont_rest_your_head/pools.html",
         sheet_form="dont_rest_your_head/sheet_form.html",
         builder="dont_rest_your_head/builder.html",
         start="dont_rest_your_head/flows/start.html",
-        procedures={CONFLICT.key: "dont_rest_your_head/flows/conflict.html"},
+        procedures={
+            CONFLICT.key: "dont_rest_your_head/flows/conflict.html",
+            BREATHER.key: "dont_rest_your_head/flows/breather.html",
+        },
     ),
 )

@@ -246,7 +246,9 @@ class DontRestYourHeadBinding:
     # --- who and what ---------------------------------------------------------------------------------
 
     def who_may(self, operation: Operation) -> frozenset[str]:
-        # Every out-of-conflict step needs the GM's word (§4 "GM-confirmed"); the players act in conflicts.
+        # Every out-of-conflict step needs the GM's word (§4 "GM-confirmed", §3.8 "when the GM allows"), and
+        # applying one sets that word (``_GM_FLAGS``): Who.OWNER would let a player give it to themselves.
+        # A player asks through a procedure instead (a breather: ``procedures.breather``), the GM answers.
         return frozenset({Who.GM})
 
     @property
