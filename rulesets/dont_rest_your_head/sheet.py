@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from rulesets.kit.sheets import JSON, Outcome, Targets, Who
@@ -30,10 +29,9 @@ from systems.dice import ScriptedDice
 from systems.dont_rest_your_head import Chest, PcAndChest, Sheet
 from systems.dont_rest_your_head import conflict as conflict_rules
 from systems.dont_rest_your_head.coins import open_session
-from systems.dont_rest_your_head.conflict import Conflict, ConflictState, Table
+from systems.dont_rest_your_head.conflict import Conflict, Table
 from systems.dont_rest_your_head.operations import Party
-from systems.dont_rest_your_head.outcome import Shade
-from systems.dont_rest_your_head.roll import HelperRoll, LeaderRoll, LeaderRollRequest, PainRoll, prepare_leader_roll
+from systems.dont_rest_your_head.roll import LeaderRollRequest, prepare_leader_roll
 from systems.dont_rest_your_head.settings import DEFAULT_SETTINGS, Settings
 from systems.dont_rest_your_head.settlement import SettlementChoices, settle
 from systems.dont_rest_your_head.sheet import MadnessTalent, PriceRule, Talent, check_creation
@@ -585,78 +583,25 @@ def _with_record(state: Mapping[str, Any] | None, flow: int, record: JSON | None
     return {**(state or {}), "conflicts": records}
 
 
-def _tuple(value: Any) -> tuple[Any, ...]:
-    return tuple(value or ())
-
-
-def _ints(value: Any) -> tuple[int, ...]:
-    return tuple(int(v) for v in (value or ()))
-
-
-def _leader_roll(data: Mapping[str, Any]) -> LeaderRoll:
-    return LeaderRoll(
-        pc=str(data["pc"]),
-        discipline=_ints(data.get("discipline")),
-        exhaustion=_ints(data.get("exhaustion")),
-        madness=_ints(data.get("madness")),
-        exhaustion_at_roll=int(data.get("exhaustion_at_roll", 0)),
-        temp_madness=int(data.get("temp_madness", 0)),
-        talent_use=data.get("talent_use"),
-        madness_talent=bool(data.get("madness_talent")),
-        voluntary_increase=bool(data.get("voluntary_increase")),
-    )
+# The conflict as stored in a ledger operation's params: pydantic reads and writes the pure dataclass as it
+# is (no hand-written converter to keep in step with the rules).
+_CONFLICT = TypeAdapter(Conflict)
 
 
 def load_conflict(data: Mapping[str, Any]) -> Conflict:
     """The pure conflict from its stored JSON (``dump_conflict``); a malformed one is refused."""
     try:
-        return Conflict(
-            id=str(data["id"]),
-            state=ConflictState(data.get("state", "DECLARED")),
-            scene_id=data.get("scene_id"),
-            leader=None if data.get("leader") is None else str(data["leader"]),
-            helpers=tuple(str(h) for h in _tuple(data.get("helpers"))),
-            unclear_leader=bool(data.get("unclear_leader")),
-            participants=tuple(str(h) for h in _tuple(data.get("participants"))),
-            pain=data.get("pain"),
-            madness_price=data.get("madness_price"),
-            leader_roll=_leader_roll(data["leader_roll"]) if data.get("leader_roll") else None,
-            participant_rolls=tuple(_leader_roll(r) for r in _tuple(data.get("participant_rolls"))),
-            helper_rolls=tuple(
-                HelperRoll(
-                    pc=str(h["pc"]), discipline=_ints(h.get("discipline")), full_pool_size=h.get("full_pool_size")
-                )
-                for h in _tuple(data.get("helper_rolls"))
-            ),
-            dropped=tuple(str(h) for h in _tuple(data.get("dropped"))),
-            pain_roll=PainRoll(dice=_ints(data["pain_roll"]["dice"])) if data.get("pain_roll") else None,
-            rerolls=tuple((str(pool), _ints(dice)) for pool, dice in _tuple(data.get("rerolls"))),  # type: ignore[misc]
-            hope_ones=int(data.get("hope_ones", 0)),
-            minor_use=bool(data.get("minor_use")),
-            shading=tuple(Shade(kind=op["kind"], pool=op["pool"]) for op in _tuple(data.get("shading"))),
-            despair_spent=int(data.get("despair_spent", 0)),
-            last_change_by=data.get("last_change_by", "none"),
-            passed=tuple(data.get("passed") or ()),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
+        return _CONFLICT.validate_python(data)
+    except PydanticValidationError as exc:
         raise _error(
             "bad_conflict", "El conflicto no es válido.", "The conflict is malformed.", error=str(exc)
         ) from None
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, StrEnum):
-        return value.value
-    return value
-
-
 def dump_conflict(conflict: Conflict) -> JSON:
-    """The conflict as JSON (without its settlement record, which the flow keeps in words)."""
-    return _plain(dataclasses.asdict(dataclasses.replace(conflict, settlement=None)))  # type: ignore[no-any-return]
+    """The conflict as JSON (without its settlement record, which the procedure keeps in words)."""
+    dumped: JSON = _CONFLICT.dump_python(dataclasses.replace(conflict, settlement=None), mode="json")
+    return dumped
 
 
 def _flow_targets(key: str, params: BaseModel | None, character_id: int | None) -> Targets:

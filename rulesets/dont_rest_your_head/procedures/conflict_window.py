@@ -28,6 +28,7 @@ from rulesets.dont_rest_your_head.procedures.conflict_state import (
     step_outcome,
 )
 from rulesets.dont_rest_your_head.rolls import outcome_json
+from rulesets.dont_rest_your_head.sheet import dump_conflict
 from rulesets.kit.procedures import FollowUp, LedgerOp, NoParams, Outcome, RecordLine, StepInput
 from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import RollSpec
@@ -60,12 +61,6 @@ class ShadeParams(BaseModel):
 
     kind: Literal["add6", "remove6"]
     pool: AnyPool
-
-
-def _conflict_json(c: Conflict) -> dict[str, Any]:
-    from rulesets.dont_rest_your_head.sheet import dump_conflict
-
-    return dump_conflict(c)
 
 
 def _follow_up(
@@ -101,7 +96,7 @@ def hope(given: StepInput[ConflictFlowState, HopeParams]) -> Outcome[ConflictFlo
     table = rules.spend_hope(pure_table(given.table, c), c.leader, n)
     op = LedgerOp(
         "conflict_hope_spent",
-        {"flow": given.procedure_id, "conflict": _conflict_json(c), "coins": n},
+        {"flow": given.procedure_id, "conflict": dump_conflict(c), "coins": n},
         int(c.leader),
         _("Conflicto #%(n)s") % {"n": given.procedure_id},
         by_rules=True,
@@ -211,7 +206,7 @@ def confirm_scar(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[Confl
     table = rules.invoke_scar(table, c.leader, pending.scar, pending.pool, True, ScriptedDice(drawn))
     op = LedgerOp(
         "conflict_scar_invoked",
-        {"flow": given.procedure_id, "conflict": _conflict_json(c), "scar_index": pending.scar}
+        {"flow": given.procedure_id, "conflict": dump_conflict(c), "scar_index": pending.scar}
         | {"pool": pending.pool, "dice": drawn},
         int(c.leader),
         (_("Conflicto #%(n)s") % {"n": given.procedure_id} + f": {pending.text}")[:300],
@@ -258,7 +253,7 @@ def shade(given: StepInput[ConflictFlowState, ShadeParams]) -> Outcome[ConflictF
     table = rules.shade(pure_table(given.table, c), p.kind, p.pool)
     op = LedgerOp(
         "conflict_despair_spent",
-        {"flow": given.procedure_id, "conflict": _conflict_json(c), "kind": p.kind, "pool": p.pool},
+        {"flow": given.procedure_id, "conflict": dump_conflict(c), "kind": p.kind, "pool": p.pool},
         None,
         _("Conflicto #%(n)s") % {"n": given.procedure_id},
     )
