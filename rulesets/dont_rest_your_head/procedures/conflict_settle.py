@@ -123,7 +123,7 @@ def settle_conflict(given: StepInput[ConflictFlowState, SettleParams]) -> Outcom
     result = rules.outcome(c)
     follow_ups = []
     if state.rolls.leader is not None:
-        told = [outcome_record(c, "final"), *effects]
+        told = [outcome_record(c, final=True), *effects]
         summary = Names(" ".join(x.words.es for x in told)[:300], " ".join(x.words.en for x in told)[:300])
         follow_ups.append(
             FollowUp(

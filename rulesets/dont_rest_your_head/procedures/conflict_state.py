@@ -222,10 +222,11 @@ def _offers(state: ConflictFlowState, table: Table, s: Settings) -> dict[str, An
     return {"leader_scars": scars, "asks": asks, "consequences": list(options.consequences)}
 
 
-def outcome_record(conflict: Conflict, prefix: str = "") -> RecordLine:
-    """The result as it stands, in words ("Resultado provisional: gana el protagonista…")."""
+def outcome_record(conflict: Conflict, *, final: bool = False) -> RecordLine:
+    """The result as it stands, in words ("Resultado provisional: Gana el protagonista…"); ``final`` once the
+    adjustment window has closed."""
     result = rules.outcome(conflict)
-    if prefix == "final":
+    if final:
         return RecordLine(in_both(lambda: _("Resultado: %(outcome)s") % {"outcome": words.outcome_line(result)}))
     return RecordLine(
         in_both(lambda: _("Resultado provisional: %(outcome)s") % {"outcome": words.outcome_line(result)})

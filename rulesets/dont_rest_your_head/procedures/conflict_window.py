@@ -292,7 +292,7 @@ def _closed(before: Conflict, table: Table) -> list[RecordLine]:
     if before.state == ConflictState.ADJUSTING and table.conflict.state == ConflictState.SETTLING:
         return [
             RecordLine(in_both(lambda: _("Se cierra la ventana de ajustes."))),
-            outcome_record(table.conflict, "final"),
+            outcome_record(table.conflict, final=True),
         ]
     return []
 
