@@ -5,6 +5,7 @@ from __future__ import annotations
 from rulesets.dont_rest_your_head.builder import RollBuilderForm
 from rulesets.dont_rest_your_head.procedures.breather import BREATHER
 from rulesets.dont_rest_your_head.procedures.conflict import CONFLICT
+from rulesets.dont_rest_your_head.procedures.recovery import RECOVERY
 from rulesets.dont_rest_your_head.rolls import BINDING as ROLL_BINDING
 from rulesets.dont_rest_your_head.sheet import BINDING as SHEET_BINDING
 from rulesets.dont_rest_your_head.sheet_form import SheetForm
@@ -18,7 +19,7 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures={CONFLICT.key: CONFLICT, BREATHER.key: BREATHER},
+    procedures={CONFLICT.key: CONFLICT, BREATHER.key: BREATHER, RECOVERY.key: RECOVERY},
     templates=RulesetTemplates(
         sheet="dont_rest_your_head/sheet.html",
         pools="dont_rest_your_head/pools.html",
@@ -28,6 +29,7 @@ PLUGIN = RulesetPlugin(
         procedures={
             CONFLICT.key: "dont_rest_your_head/flows/conflict.html",
             BREATHER.key: "dont_rest_your_head/flows/breather.html",
+            RECOVERY.key: "dont_rest_your_head/flows/breather.html",  # the record says it all
         },
     ),
 )

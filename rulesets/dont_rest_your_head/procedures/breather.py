@@ -127,12 +127,17 @@ def _withdraw(given: StepInput[BreatherState, NoParams]) -> Outcome[BreatherStat
     return Outcome(state=done, closes="cancelled", record=[RecordLine(line)])
 
 
-def _choices(table: Table, viewer: Viewer) -> Mapping[str, Sequence[Choice]]:
-    mine = [
+def own_protagonists(table: Table, viewer: Viewer) -> list[Choice]:
+    """The protagonists this viewer asks for: their own (every one for a GM), by name."""
+    return [
         Choice(str(c.id), c.name)
         for c in table.characters.values()
         if c.approved and not c.is_npc and not is_opposition(c.sheet) and policy.may_open_character_procedure(viewer, c)
     ]
+
+
+def _choices(table: Table, viewer: Viewer) -> Mapping[str, Sequence[Choice]]:
+    mine = own_protagonists(table, viewer)
     uses = [Choice(u, use_words(u)) for u in ("exhaustion-1", "clear_fight", "clear_flight")]
     return {"character": mine, "uses": uses}
 

@@ -186,3 +186,18 @@ def test_iluminar_and_ensombrecer_are_disabled_with_the_reason_when_the_chests_a
     player.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
     english = player.get(f"/flows/{flow.pk}/").content.decode()
     assert "Shine: +1 success per hope coin" in english and "The hope chest is empty." in english
+
+
+def test_the_opening_form_offers_pain_dice_to_gms_only_and_characters_by_name(dryh: DryhRolls) -> None:
+    t = dryh
+    player, gm = Client(), Client()
+    player.force_login(t.player)
+    gm.force_login(t.gm)
+    as_player = player.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
+    assert f'<option value="{t.alia.pk}">Alia</option>' in as_player  # her own protagonist, by name
+    assert f'<select name="leader" required><option value="{t.alia.pk}">Alia</option></select>' in as_player
+    assert 'name="pain"' not in as_player and 'name="opponents[]"' not in as_player
+    assert 'name="madness_price"' not in as_player
+    as_gm = gm.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
+    assert 'name="pain"' in as_gm and f'<option value="{t.gavin.pk}">Gavin</option>' in as_gm
+    assert "(id)" not in as_player + as_gm
