@@ -108,3 +108,9 @@ def test_the_scene_with_the_composer_and_an_open_conflict_fits_a_phone(page_for:
                 page.select_option("select[name=roll-kind]", "leader")
             width = page.evaluate("document.documentElement.scrollWidth")
             assert width <= 390, (user.username, url, width)
+    gm = page_for(t.gm)
+    gm.set_viewport_size({"width": 390, "height": 800})
+    for url in (f"/characters/{t.alia.pk}/", f"/campaigns/{t.campaign.pk}/pools/"):  # the GM's sheet and chests
+        assert gm.goto(url).status == 200, url
+        width = gm.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (url, width)
