@@ -201,3 +201,14 @@ def test_the_opening_form_offers_pain_dice_to_gms_only_and_characters_by_name(dr
     as_gm = gm.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
     assert 'name="pain"' in as_gm and f'<option value="{t.gavin.pk}">Gavin</option>' in as_gm
     assert "(id)" not in as_player + as_gm
+
+
+def test_the_open_conflict_names_who_is_in_it(dryh: DryhRolls) -> None:
+    t = dryh
+    flow = t.open(helpers=[t.gavin.pk])
+    t.step(flow, t.gm, "oppose", pain=2)
+    page = Client()
+    page.force_login(t.reader)
+    html = page.get(f"/flows/{flow.pk}/").content.decode()
+    assert "Protagonista principal: <strong>Alia</strong>" in html and "Ayuda: <strong>Gavin</strong>" in html
+    assert "2 dados de dolor" in html and "<form" not in html  # a reader takes no step
