@@ -118,6 +118,15 @@ def _helpers_waiting(state: ConflictFlowState, table: Table) -> Names:
     return in_both(lambda: _("la ayuda de %(names)s") % {"names": who})
 
 
+def _player_window_waiting(state: ConflictFlowState, table: Table) -> Names:
+    who = name(state, state.conflict.leader)
+    return in_both(lambda: _("la decisión de %(name)s: iluminar, invocar una cicatriz o pasar") % {"name": who})
+
+
+def _gm_window_waiting(state: ConflictFlowState, table: Table) -> Names:
+    return in_both(lambda: _("la decisión del DJ: ensombrecer o pasar"))
+
+
 def _choices_waiting(state: ConflictFlowState, table: Table) -> Names:
     who = _names(state, settling.pending_choices(state))
     return in_both(lambda: _("la elección de %(names)s") % {"names": who})
@@ -387,6 +396,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             params=NoParams,
             who=_player_pass,
             run=window.player_pass,
+            waiting=_player_window_waiting,
         ),
         Step(
             key="gm_pass",
@@ -394,6 +404,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             params=NoParams,
             who=_gm_pass,
             run=window.gm_pass,
+            waiting=_gm_window_waiting,
         ),
         Step(
             key="resolve",
