@@ -20,6 +20,7 @@ PLUGIN = RulesetPlugin(
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
     procedures={CONFLICT.key: CONFLICT, BREATHER.key: BREATHER, RECOVERY.key: RECOVERY},
+    urls="rulesets.dont_rest_your_head.urls",
     templates=RulesetTemplates(
         sheet="dont_rest_your_head/sheet.html",
         pools="dont_rest_your_head/pools.html",

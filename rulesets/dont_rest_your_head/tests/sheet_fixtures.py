@@ -61,7 +61,8 @@ urlpatterns = [
                 "characters",
             )
         ),
-    )
+    ),
+    path("", include("rulesets.dont_rest_your_head.urls")),
 ]
 
 

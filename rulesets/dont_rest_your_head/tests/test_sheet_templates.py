@@ -180,7 +180,7 @@ def test_the_chests_in_play(dryh: DryhTable) -> None:
     assert "Cerrar sesión (reparto de esperanza)" in text
     assert "Hay que resolver o anular todos los conflictos." in text
     assert gm_markup.count('class="dryh-coin"') == 4 and gm_markup.count("dryh-coin pending") == 2
-    assert f'hx-post="/p/{dryh.campaign.pk}/operations/close_session/"' in gm_markup
+    assert f'href="/campaigns/{dryh.campaign.pk}/no-te-duermas/cerrar-sesion/"' in gm_markup  # a page, not JSON
     player_text = visible(render_pools(dryh, dryh.player))
     assert "Cofre de esperanza 3 monedas" in player_text  # the chests are public
     assert "Cerrar sesión" not in player_text and "Abrir sesión" not in player_text
