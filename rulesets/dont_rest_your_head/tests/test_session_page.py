@@ -52,3 +52,27 @@ def test_only_a_gm_closes_the_session(dryh: DryhRolls) -> None:
     player = Client()
     player.force_login(dryh.player)
     assert player.get(f"/campaigns/{dryh.campaign.pk}/no-te-duermas/cerrar-sesion/").status_code == 403
+
+
+def test_vector_17_the_gm_transforms_a_scar_on_a_page_in_words(dryh: DryhRolls) -> None:
+    """dont-rest-your-head-17: exhaustion 7 (crash pending); the scar buys 5 hope coins spent at once on
+    exhaustion −1: exhaustion 2, awake again, the scar crossed out, the hope chest untouched."""
+    t = dryh
+    scar = {"text": "El incendio", "created_session": 1, "invoked_this_session": False, "crossed_out": False}
+    t.set_sheet(t.alia, exhaustion=7, status="crash_pending", scars=[scar])
+    t.set_chest(hope=1)
+    gm = Client()
+    gm.force_login(t.gm)
+    url = f"/characters/{t.alia.pk}/no-te-duermas/cicatrices/0/transformar/"
+    assert url in gm.get(f"/characters/{t.alia.pk}/").content.decode()
+    page = gm.get(url).content.decode()
+    assert "Transformar la cicatriz «El incendio»" in page and "<textarea" not in page  # no JSON to write
+    assert "Monedas de esperanza gastadas al momento (hasta 5)" in page
+    response = gm.post(url, {"kind": "hope_grant", "exhaustion-1": "5", "scope": "scene"})
+    assert response.status_code == 302, response.content.decode()
+    sheet = t.sheet(t.alia)
+    assert (sheet["exhaustion"], sheet["status"], sheet["scars"][0]["crossed_out"]) == (2, "awake", True)
+    assert t.chest()["hope"] == 1
+    player = Client()
+    player.force_login(t.player)
+    assert player.get(url).status_code == 403
