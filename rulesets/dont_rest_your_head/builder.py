@@ -109,15 +109,15 @@ class RollBuilderForm(forms.Form):
         if not self.powers.secret_rolls:
             del self.fields["gm_only"]
 
-    def shown_fields(self) -> list[tuple[forms.BoundField, str]]:
-        """Each field after the roll type with the CSS classes of the roll types that use it: the composer
-        shows only those of the chosen type."""
+    def shown_fields(self) -> list[tuple[forms.BoundField, dict[str, str]]]:
+        """Each field after the roll type with the roll types that use it (``names`` for the site script's
+        data-roll-kinds, ``classes`` for the no-script CSS): the composer shows only the chosen type's."""
         shown = []
         for bound in self.visible_fields():
             if bound.name == self.kind_field:
                 continue
             kinds = [k for k in self.offered_kinds() if bound.name in self.fields_by_kind[k]]
-            shown.append((bound, " ".join(f"for-{k}" for k in kinds)))
+            shown.append((bound, {"names": " ".join(kinds), "classes": " ".join(f"for-{k}" for k in kinds)}))
         return shown
 
     def offered_kinds(self) -> list[str]:

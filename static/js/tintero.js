@@ -73,4 +73,52 @@
       if (last) last.scrollIntoView({ behavior: "smooth", block: "start" });
     }
   });
+
+  // Controls that only work with this file (the composer's preview) are hidden in the HTML.
+  function showScripted(root) {
+    (root || document).querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  }
+  document.addEventListener("DOMContentLoaded", function () { showScripted(document); });
+  document.addEventListener("htmx:afterSettle", function () { showScripted(document); });
+
+  // Quote: insert the post's text (as the server gives it: only what this viewer may read) at the
+  // composer's cursor instead of reloading the page with ?quote=.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[data-quote-url]") : null;
+    var body = document.querySelector("#composer textarea[name=body]");
+    if (!link || !body) return;
+    event.preventDefault();
+    fetch(link.dataset.quoteUrl, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error(response.status);
+      return response.text();
+    }).then(function (text) {
+      var at = body.selectionStart || body.value.length;
+      var before = body.value.slice(0, at);
+      if (before && !/\n\n$/.test(before)) before += before.slice(-1) === "\n" ? "\n" : "\n\n";
+      body.value = before + text + body.value.slice(at);
+      body.focus();
+      body.selectionStart = body.selectionEnd = (before + text).length;
+      body.scrollIntoView({ behavior: "smooth", block: "center" });
+    }).catch(function () { window.location.href = link.href; });
+  });
+
+  // Roll builders (the RollBuilder contract, rulesets/kit/rolls.py) mark the field choosing the roll type
+  // with data-kind-field and every other field with the roll types it belongs to (data-roll-kinds): only
+  // the chosen type's fields show. Here, not in each game's own script, because the composer's builder
+  // arrives by htmx (whose swapped-in scripts do not run) and every game's builder follows one contract.
+  window.tinteroRollKinds = true;
+  function syncRollKinds() {
+    document.querySelectorAll("[data-roll-builder]").forEach(function (box) {
+      var select = box.querySelector("[data-kind-field] select");
+      var kind = select ? select.value : "";
+      box.querySelectorAll("[data-roll-kinds]").forEach(function (field) {
+        field.hidden = !kind || field.dataset.rollKinds.split(" ").indexOf(kind) < 0;
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.closest && event.target.closest("[data-kind-field]")) syncRollKinds();
+  });
+  document.addEventListener("DOMContentLoaded", syncRollKinds);
+  document.addEventListener("htmx:load", syncRollKinds);
 })();

@@ -102,7 +102,7 @@ def test_the_scene_with_the_composer_and_an_open_conflict_fits_a_phone(page_for:
     for user in (t.player, t.gm):
         page = page_for(user)
         page.set_viewport_size({"width": 390, "height": 800})
-        for url in (f"/scenes/{t.scene.pk}/", f"/scenes/{t.scene.pk}/flows/"):
+        for url in (f"/scenes/{t.scene.pk}/?builder=1", f"/scenes/{t.scene.pk}/flows/"):
             page.goto(url)
             if "flows" not in url:  # the composer, with the protagonist's roll chosen
                 page.select_option("select[name=roll-kind]", "leader")

@@ -183,13 +183,14 @@ def test_the_composer_preselects_the_only_protagonist_and_shows_each_kind_its_fi
     player, gm = Client(), Client()
     player.force_login(t.player)
     gm.force_login(t.gm)
-    page = player.get(f"/scenes/{t.scene.pk}/").content.decode()
+    page = player.get(f"/scenes/{t.scene.pk}/roll-builder/").content.decode()
     assert f'<option value="{t.alia.pk}" selected>' in page  # the player's only protagonist
     assert 'name="roll-pain"' not in page and 'name="roll-opponents"' not in page  # the GM's dice
     assert 'option[value="leader"]:checked) .for-leader' in page
     assert "field-temp_madness dryh-for for-leader for-conflict" not in page  # no whole conflict for a player
-    assert "field-temp_madness dryh-for for-leader" in page
+    assert "field-temp_madness dryh-for for-leader" in page and 'data-roll-kinds="leader"' in page
+    assert "data-roll-builder" in page and "data-kind-field" in page
     assert "(id)" not in page
-    as_gm = gm.get(f"/scenes/{t.scene.pk}/").content.decode()
+    as_gm = gm.get(f"/scenes/{t.scene.pk}/roll-builder/").content.decode()
     assert 'name="roll-pain"' in as_gm and "field-pain dryh-for for-pain for-conflict" in as_gm
     assert f'<option value="{t.alia.pk}" selected>' not in as_gm  # the GM's composer starts at no one
