@@ -37,7 +37,7 @@ from campaigns.models import Post, Scene, SceneAspect
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
-from rolls.services import make_roll, roll_audience
+from rolls.services import make_roll, reveal_roll, roll_audience
 from rulesets import registry
 from rulesets.kit.procedures import (
     AddAspect,
@@ -259,6 +259,10 @@ def _apply(
 ) -> None:
     """Store and apply what a step produced. ``table``: what the step read (names for the waiting line)."""
     _adopt(flow, outcome.adopt)
+    for roll_id in outcome.reveal:
+        sealed = Roll.objects.select_related("roller").get(pk=roll_id, flow=flow)
+        # The rules reveal it, in the name of the GM who rolled it sealed.
+        reveal_roll(actor=sealed.roller, roll=sealed)
     for op in outcome.ledger:
         character = Character.objects.get(pk=op.character_id) if op.character_id else None
         apply_operation(

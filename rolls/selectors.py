@@ -146,6 +146,7 @@ class ActionView:
     label: str
     form: str | None
     choices: Mapping[str, Sequence[Choice]]
+    blocked: str = ""  # why the rules refuse it right now: shown disabled, with this reason
 
 
 @dataclass(frozen=True)
@@ -224,11 +225,21 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
             if _may(viewer, lambda w=w: handler.actors(flow, w.step))
         ]
     state = procedure.load_state(flow.state)
+    loaded: list[Any] = []
+
+    def table_once() -> Any:  # read the scene once, and only when a step needs it
+        if not loaded:
+            loaded.append(table())
+        return loaded[0]
+
     offered = []
     for step, actors in procedure.offered(state):
         if policy.may_act_in_flow(viewer, actors):
-            choices = step.choices(state, table(), viewer) if step.choices is not None else {}
-            offered.append(ActionView(step.key, str(step.label), step.form, choices))
+            choices = step.choices(state, table_once(), viewer) if step.choices is not None else {}
+            blocked = step.blocked(state, table_once()) if step.blocked is not None else None
+            offered.append(
+                ActionView(step.key, str(step.label), step.form, choices, blocked.get(lang) if blocked else "")
+            )
     return offered
 
 

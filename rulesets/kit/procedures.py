@@ -140,6 +140,7 @@ class Outcome(Generic[S]):
     board: Sequence[BoardChange] = ()
     record: Sequence[RecordLine] = ()
     adopt: Sequence[int] = ()  # stored rolls (ids) this procedure takes as its own
+    reveal: Sequence[int] = ()  # its own GM-only rolls the rules now show to the table (a sealed roll)
     step_params: JSON | None = None  # what the step's row records instead of the params (a sealed value)
     others: Sequence[OtherProcedure] = ()  # changes to other procedures the step read
 
@@ -204,6 +205,9 @@ class Step(Generic[S, P]):
     waiting: Callable[[S, Table], Names] | None = None
     form: str | None = None
     choices: Callable[[S, Table, Viewer], Mapping[str, Sequence[Choice]]] | None = None
+    # Why the rules refuse the step right now although it is offered (an empty chest): the page shows it
+    # disabled with this reason instead of failing after the click. None: it may be taken.
+    blocked: Callable[[S, Table], Names | None] | None = None
 
 
 @dataclass(frozen=True)
