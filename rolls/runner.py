@@ -402,10 +402,6 @@ def start_procedure(
     writers = list(scene.writers.values_list("id", flat=True))
     if not policy.may_write_scene(viewer, scene, readers, writers):
         raise PermissionDenied(_("No puedes abrir un procedimiento en esta escena."))
-    if not isinstance(procedure, Procedure):
-        from rolls import flows
-
-        return flows.legacy_start(actor=actor, scene=scene, kind=kind, params=params, post=post, dice=dice)
     opening: Opening[Any, Any] = procedure.opening
     chosen = parse_params(opening.params, params or {})
     source = dice or SystemDice()
@@ -445,10 +441,6 @@ def take_step(
                 if earlier is not None:
                     return _replayed(viewer, locked, earlier, digest)
             procedure = registry.plugin(locked.campaign.ruleset).procedure(locked.kind)
-            if not isinstance(procedure, Procedure):
-                from rolls import flows
-
-                return flows.legacy_step(actor, locked, viewer, step, params, idempotency_key, digest, post, dice)
             return _step(actor, locked, viewer, procedure, step, params, idempotency_key, digest, post, dice)
     except IntegrityError:
         # Two identical requests raced past the check: the other one won; answer as its replay.

@@ -15,7 +15,6 @@ from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Membership, Post, Role, Scene
 from campaigns.policy import AnyUser, Viewer
-from rolls import flows
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
 from rulesets import registry
 from rulesets.kit.procedures import Choice, Procedure, Waiting, waiting_entries
@@ -217,13 +216,6 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
     procedure = registry.plugin(flow.campaign.ruleset).procedures.get(flow.kind)
     if procedure is None:
         return []
-    if not isinstance(procedure, Procedure):  # an old-style handler: only the awaited step, as before
-        handler = flows.flow_kind(flow.campaign.ruleset, flow.kind)
-        return [
-            ActionView(w.step, w.label.get(lang), None, {})
-            for w in waiting[:1]
-            if _may(viewer, lambda w=w: handler.actors(flow, w.step))
-        ]
     state = procedure.load_state(flow.state)
     loaded: list[Any] = []
 

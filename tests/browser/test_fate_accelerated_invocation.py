@@ -112,7 +112,7 @@ def test_gm_and_player_play_an_action_to_the_end_and_the_thread_keeps_its_record
 
 def test_the_record_and_the_step_forms_read_in_english(page_for: Any) -> None:
     """The same procedure read in English: the record's lines, the step labels and the pickers."""
-    from rolls import flows
+    from rolls import runner
     from rolls.services import RollSpec, create_post_with_rolls
     from rulesets.fate_accelerated.tests.roll_fixtures import fate, step
 
@@ -124,7 +124,7 @@ def test_the_record_and_the_step_forms_read_in_english(page_for: Any) -> None:
         rolls=[RollSpec(kind="overcome", data={"approach": "quick", "difficulty": 3}, character_id=fae.ana.pk)],
         dice=fate("0000"),
     )
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     page = page_for(fae.player, language="en")
     page.goto(f"/flows/{flow.pk}/")
     form = page.locator("form.step-invoke")

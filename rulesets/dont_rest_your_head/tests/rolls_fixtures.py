@@ -11,7 +11,7 @@ from campaigns import services as campaign_services
 from campaigns.models import Campaign, Scene
 from characters.models import CampaignRulesState, Character, LedgerEntry
 from characters.services import rules_state
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow
 from rulesets.dont_rest_your_head.tests.sheet_fixtures import KEY, DryhTable, build_dryh_table
 from systems.dice import ScriptedDice
@@ -65,12 +65,12 @@ class DryhRolls:
 
     def open(self, actor: User | None = None, leader: Character | None = None, **params: Any) -> Flow:
         params.setdefault("leader", (leader or self.alia).pk)
-        return flows.start_flow(actor=actor or self.player, scene=self.scene, kind="conflict", params=params)
+        return runner.start_procedure(actor=actor or self.player, scene=self.scene, kind="conflict", params=params)
 
     def step(
         self, flow: Flow, actor: User, step: str, dice: list[int] | None = None, key: str = "", **params: Any
     ) -> Flow:
-        flows.take_step(
+        runner.take_step(
             actor=actor,
             flow=flow,
             step=step,

@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied
 from rest_framework.test import APIClient
 
 from characters import services as character_services
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowLine, FlowStatus
 from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
 from rulesets.dont_rest_your_head.tests.test_conflict import rolled_to_adjusting
@@ -28,7 +28,7 @@ def dryh(db: None) -> DryhRolls:
 
 def ask(t: DryhRolls, actor: Any = None, **params: Any) -> Flow:
     params.setdefault("character", t.alia.pk)
-    return flows.start_flow(actor=actor or t.player, scene=t.scene, kind="breather", params=params)
+    return runner.start_procedure(actor=actor or t.player, scene=t.scene, kind="breather", params=params)
 
 
 def record(flow: Flow, lang: str = "es") -> list[str]:

@@ -1,4 +1,4 @@
-"""No te Duermas conflicts end to end through ``rolls.flows`` with scripted dice: both rolls in either order
+"""No te Duermas conflicts end to end through ``rolls.runner`` with scripted dice: both rolls in either order
 (a sealed pain roll), hope and shading, settlement with every kind of effect, every coin through the
 ledger, every refusal changing nothing; and the same through the API."""
 

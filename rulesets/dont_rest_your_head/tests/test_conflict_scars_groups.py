@@ -1,5 +1,5 @@
 """No te Duermas conflicts: scars invoked in the adjustment window (§3.6, vectors 16, 74, 75) and group
-conflicts with an unclear leader (§5.1, B-AMB-31, vector 57), end to end through ``rolls.flows`` with scripted
+conflicts with an unclear leader (§5.1, B-AMB-31, vector 57), end to end through ``rolls.runner`` with scripted
 dice, every refusal changing nothing; and a scar through the API."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from rest_framework.test import APIClient
 
 from campaigns import policy
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
@@ -200,7 +200,7 @@ def test_the_scar_ledger_operation_is_not_a_back_door(dryh: DryhRolls) -> None:
 
 def group(t: DryhRolls, actor: Any = None, **params: Any) -> Flow:
     params.setdefault("participants", [t.gavin.pk, t.alia.pk])
-    return flows.start_flow(actor=actor or t.player, scene=t.scene, kind="conflict", params=params)
+    return runner.start_procedure(actor=actor or t.player, scene=t.scene, kind="conflict", params=params)
 
 
 def test_vector_57_unclear_leader_the_most_successes_leads(dryh: DryhRolls) -> None:
@@ -300,7 +300,7 @@ def test_group_conflict_refusals(dryh: DryhRolls) -> None:
         group(t, leader=t.alia.pk)
     assert exc.value.code == "group_or_leader"
     with pytest.raises(RulesError) as exc:
-        flows.start_flow(actor=t.player, scene=t.scene, kind="conflict", params={})
+        runner.start_procedure(actor=t.player, scene=t.scene, kind="conflict", params={})
     assert exc.value.code == "leader_required"
     with pytest.raises(PermissionDenied):  # a player opens group actions only with their own protagonist in
         group(t, pain=2)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.core.exceptions import PermissionDenied
 
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowLine, FlowStatus
 from rulesets.dont_rest_your_head.tests.rolls_fixtures import DryhRolls, build_dryh_rolls
 from systems.errors import RulesError
@@ -22,7 +22,9 @@ def dryh(db: None) -> DryhRolls:
 
 
 def ask(t: DryhRolls, actor: Any = None) -> Flow:
-    return flows.start_flow(actor=actor or t.player2, scene=t.scene, kind="recovery", params={"character": t.gavin.pk})
+    return runner.start_procedure(
+        actor=actor or t.player2, scene=t.scene, kind="recovery", params={"character": t.gavin.pk}
+    )
 
 
 @pytest.mark.parametrize(("discipline", "madness", "hope", "left"), [(2, 1, 3, 0), (1, 2, 4, 0)])

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from characters import services
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus
 from rulesets.event.procedures.action import ACTION_PROCEDURE, ActionState
 from rulesets.event.tests.roll_fixtures import EventRollTable, build_event_roll_table
@@ -72,7 +72,7 @@ def test_refusals_and_waiting_follow_the_table(
     t: EventRollTable, moves: list[tuple[str, str]], difficulty: int, faces: list[int]
 ) -> None:
     people = {"gm": t.gm, "paco": t.paco, "daria": t.daria}
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm,
         scene=t.scene,
         kind="action",
@@ -85,7 +85,7 @@ def test_refusals_and_waiting_follow_the_table(
             break
         offered = {s.key for s, _a in ACTION_PROCEDURE.offered(ActionState.model_validate(flow.state))}
         try:
-            flows.take_step(
+            runner.take_step(
                 actor=people[who], flow=flow, step=key, params=PARAMS.get(key, {}), dice=ScriptedDice(faces)
             )
         except RulesError as refused:

@@ -1,4 +1,4 @@
-"""Event flows end to end through ``rolls.flows``: the action (gate, choice, talent, who narrates, narration
+"""Event flows end to end through ``rolls.runner``: the action (gate, choice, talent, who narrates, narration
 vetoes with defend or reformulate) and the desafío (sealed splits, automatic reveal, server tie-breaks)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from django.test import Client
 from django.utils import timezone, translation
 
 from campaigns import policy
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp
 from rolls.runner import IdempotencyConflict
 from rolls.selectors import flow_views
@@ -37,7 +37,7 @@ def t() -> EventRollTable:
 
 
 def step(flow: Flow, actor, name: str, dice: list[int] | None = None, key: str = "", **params) -> Flow:  # type: ignore[no-untyped-def]
-    flows.take_step(
+    runner.take_step(
         actor=actor,
         flow=flow,
         step=name,
@@ -53,7 +53,7 @@ def action(t: EventRollTable, character, difficulty: int, skill: str | None = No
     params = {"character": character.pk, "difficulty": difficulty}
     if skill:
         params["skill"] = skill
-    flow = flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params=params)
+    flow = runner.start_procedure(actor=t.gm, scene=t.scene, kind="action", params=params)
     flow.refresh_from_db()
     return flow
 
@@ -183,19 +183,23 @@ def test_talent_reroll_is_a_follow_up_under_the_roll(t: EventRollTable) -> None:
 
 def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTable) -> None:
     with pytest.raises(PermissionDenied):
-        flows.start_flow(actor=t.paco, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3})
+        runner.start_procedure(
+            actor=t.paco, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3}
+        )
     with pytest.raises(RulesError) as refused:
-        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 7})
+        runner.start_procedure(
+            actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 7}
+        )
     assert refused.value.code == "difficulty_out_of_range"
     with pytest.raises(RulesError):
-        flows.start_flow(
+        runner.start_procedure(
             actor=t.gm,
             scene=t.scene,
             kind="action",
             params={"character": t.gorton.pk, "difficulty": 3, "skill": "Volar"},
         )
     with pytest.raises(ValidationError):
-        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"difficulty": 3})
+        runner.start_procedure(actor=t.gm, scene=t.scene, kind="action", params={"difficulty": 3})
     assert not Flow.objects.exists()
 
 
@@ -203,7 +207,7 @@ def test_only_a_gm_calls_an_action_and_the_difficulty_is_checked(t: EventRollTab
 
 
 def desafio(t: EventRollTable, *participants: dict[str, Any]) -> Flow:
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm, scene=t.scene, kind="desafio", params={"ability": "Destreza", "participants": list(participants)}
     )
     flow.refresh_from_db()
@@ -308,7 +312,7 @@ def test_desafio_refusals(t: EventRollTable) -> None:
         step(flow, t.jenny, "narrate", text="Aún no")  # nothing is revealed (nor narrated) before all commit
     assert not FlowStep.objects.exists() and flow.secret_state == {}
     with pytest.raises(PermissionDenied):
-        flows.start_flow(
+        runner.start_procedure(
             actor=t.paco, scene=t.scene, kind="desafio", params={"participants": [{"character": t.valy.pk}] * 2}
         )
     with pytest.raises(RulesError) as refused:
@@ -437,7 +441,7 @@ def test_the_opening_pickers_and_values_they_did_not_offer(t: EventRollTable) ->
         action(t, t.gorton, 3, "Volar")  # a skill the sheet does not have: refused, never rolled at no skill
     assert refused.value.code == "unknown_skill"
     with pytest.raises(RulesError) as refused:
-        flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": 999_999, "difficulty": 3})
+        runner.start_procedure(actor=t.gm, scene=t.scene, kind="action", params={"character": 999_999, "difficulty": 3})
     assert refused.value.code == "unknown_character"
     assert not Flow.objects.filter(kind="action").exists()
 
@@ -475,7 +479,7 @@ def test_no_internals_on_the_procedures_pages(t: EventRollTable) -> None:
     t.set_rules({"core": {"narration_veto": True}, "optional": {"reactions": {"enabled": True}}})
     action(t, t.gorton, 2, "Intimidar")
     desafio(t, {"character": t.valy.pk}, {"character": t.khan.pk})
-    flows.start_flow(
+    runner.start_procedure(
         actor=t.paco, scene=t.scene, kind="reaction", params={"character": t.gorton.pk, "text": "Si me atacan"}
     )
     internals = re.compile(

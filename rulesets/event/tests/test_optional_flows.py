@@ -1,4 +1,4 @@
-"""Event's optional rules inside the action flow, end to end through ``rolls.flows`` (and once through the
+"""Event's optional rules inside the action flow, end to end through ``rolls.runner`` (and once through the
 API): the communal die (§6.7, vectors 127-133), the wild die (§6.10, vectors 147-149) and the reckless roll
 (§6.9, vectors 138-146), in §6.11's order, with every refusal by its code."""
 
@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from characters import services
 from characters.models import LedgerEntry
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rulesets.event.rolls import BINDING
 from rulesets.event.tests.roll_fixtures import EventRollTable, build_event_roll_table
@@ -50,7 +50,7 @@ def communal_left(t: EventRollTable) -> int:
 
 
 def step(flow: Flow, actor: Any, name: str, dice: list[int] | None = None, **params: Any) -> Flow:
-    flows.take_step(
+    runner.take_step(
         actor=actor, flow=flow, step=name, params=params, dice=ScriptedDice(dice) if dice is not None else None
     )
     flow.refresh_from_db()
@@ -67,7 +67,7 @@ def action(t: EventRollTable, character: Any, difficulty: int, skill: str | None
     params: dict[str, Any] = {"character": character.pk, "difficulty": difficulty}
     if skill:
         params["skill"] = skill
-    flow = flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params=params)
+    flow = runner.start_procedure(actor=t.gm, scene=t.scene, kind="action", params=params)
     flow.refresh_from_db()
     return flow
 

@@ -1,4 +1,4 @@
-"""Event reactions (§6.8, §8 A-29) end to end through ``rolls.flows``: written sealed by the player (nobody
+"""Event reactions (§6.8, §8 A-29) end to end through ``rolls.runner``: written sealed by the player (nobody
 reads it before the reveal, the GM included: only the hash and the timestamp are public), revealed and
 checked against the commitment, valued 0..3 by the GM, used once as extra dice in an action, or expired.
 
@@ -15,7 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.test import Client
 
 from campaigns import policy
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, FlowStep
 from rolls.selectors import flow_views
 from rulesets.event.tests.roll_fixtures import RULES, EventRollTable, build_event_roll_table
@@ -36,7 +36,7 @@ def t() -> EventRollTable:
 
 
 def step(flow: Flow, actor, name: str, dice: list[int] | None = None, **params) -> Flow:  # type: ignore[no-untyped-def]
-    flows.take_step(
+    runner.take_step(
         actor=actor, flow=flow, step=name, params=params, dice=ScriptedDice(dice) if dice is not None else None
     )
     flow.refresh_from_db()
@@ -44,7 +44,7 @@ def step(flow: Flow, actor, name: str, dice: list[int] | None = None, **params) 
 
 
 def write(t: EventRollTable, actor=None, character=None, session: int = 1, text: str = SENTENCE) -> Flow:  # type: ignore[no-untyped-def]
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=actor or t.paco,
         scene=t.scene,
         kind="reaction",
@@ -63,7 +63,7 @@ def action(t: EventRollTable, reaction: Flow | None, dice: list[int] | None = No
     data = {"character": t.gorton.pk, "difficulty": 6, "skill": "Intimidar", **params}
     if reaction is not None:
         data["reaction_flow"] = reaction.pk
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm, scene=t.scene, kind="action", params=data, dice=ScriptedDice(dice) if dice else None
     )
     flow.refresh_from_db()
@@ -278,7 +278,7 @@ def test_the_character_picker_offers_only_the_players_own_and_refuses_others(t: 
     with pytest.raises(PermissionDenied):
         write(t, character=t.khan)  # Daria's
     with pytest.raises(RulesError) as refused:
-        flows.start_flow(
+        runner.start_procedure(
             actor=t.paco, scene=t.scene, kind="reaction", params={"character": 999_999, "session": 1, "text": "x"}
         )
     assert refused.value.code == "unknown_character"

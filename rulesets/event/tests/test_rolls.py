@@ -280,7 +280,7 @@ def test_desafio_through_the_api_keeps_splits_sealed(t: EventRollTable, monkeypa
         assert seen["state"]["committed"] == [f"c{t.valy.pk}"]
         page = _client(user).get(f"/flows/{flow_id}/").content.decode()
         assert "Sellado ✓" in page and 'class="fist-left"' not in page
-    monkeypatch.setattr("rolls.flows.SystemDice", lambda: ScriptedDice([]))
+    monkeypatch.setattr("rolls.runner.SystemDice", lambda: ScriptedDice([]))
     done = api(t.daria).post(
         url, {"step": "commit", "params": {"left": 0, "right": 1}, "idempotency_key": "b1"}, format="json"
     )
@@ -302,9 +302,9 @@ def _client(user: User) -> Client:
 
 
 def test_the_flow_fragment_offers_each_player_their_own_split_form(t: EventRollTable) -> None:
-    from rolls import flows
+    from rolls import runner
 
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm,
         scene=t.scene,
         kind="desafio",
@@ -319,9 +319,9 @@ def test_the_flow_fragment_offers_each_player_their_own_split_form(t: EventRollT
 
 
 def test_the_action_fragment_shows_the_gate_votes_and_the_answer_forms(t: EventRollTable) -> None:
-    from rolls import flows
+    from rolls import runner
 
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm,
         scene=t.scene,
         kind="action",
@@ -330,21 +330,21 @@ def test_the_action_fragment_shows_the_gate_votes_and_the_answer_forms(t: EventR
     paco = _client(t.paco).get(f"/flows/{flow.pk}/").content.decode()
     assert "tomar el éxito parcial o tirar" in paco and "step-choose" in paco
     assert "step-choose" not in _client(t.daria).get(f"/flows/{flow.pk}/").content.decode()
-    flows.take_step(actor=t.paco, flow=flow, step="choose", params={"choice": "TAKE_PARTIAL"})
+    runner.take_step(actor=t.paco, flow=flow, step="choose", params={"choice": "TAKE_PARTIAL"})
     flow.refresh_from_db()
     gm = _client(t.gm).get(f"/flows/{flow.pk}/").content.decode()
     assert "Éxito parcial" in gm and "step-narrate" in gm
-    flows.start_flow(actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3})
-    auto = flows.start_flow(
+    runner.start_procedure(actor=t.gm, scene=t.scene, kind="action", params={"character": t.gorton.pk, "difficulty": 3})
+    auto = runner.start_procedure(
         actor=t.gm,
         scene=t.scene,
         kind="action",
         params={"character": t.gorton.pk, "difficulty": 1, "skill": "Intimidar"},
     )
-    flows.take_step(actor=t.paco, flow=auto, step="narrate", params={"text": "Gorton ruge."})
-    flows.take_step(actor=t.daria, flow=auto, step="veto")
-    flows.take_step(actor=t.jenny, flow=auto, step="veto")
-    flows.take_step(actor=t.gm, flow=auto, step="close_votes")
+    runner.take_step(actor=t.paco, flow=auto, step="narrate", params={"text": "Gorton ruge."})
+    runner.take_step(actor=t.daria, flow=auto, step="veto")
+    runner.take_step(actor=t.jenny, flow=auto, step="veto")
+    runner.take_step(actor=t.gm, flow=auto, step="close_votes")
     paco = _client(t.paco).get(f"/flows/{auto.pk}/").content.decode()
     assert "Narración vetada (2 vetos)" in paco and "step-defend" in paco and "step-reformulate" in paco
     jenny = _client(t.jenny).get(f"/flows/{auto.pk}/").content.decode()

@@ -10,7 +10,7 @@ from accounts.models import User
 from campaigns import services as campaign_services
 from campaigns.models import Scene
 from characters.models import Character
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow
 from rulesets.fate_accelerated.tests.sheet_fixtures import FaeTable, build_fae
 from systems.dice import ScriptedDice
@@ -64,6 +64,6 @@ def fp(character: Character) -> int:
 
 
 def step(actor: User, flow: Flow, name: str, params: dict[str, Any] | None = None, **kw: Any) -> Flow:
-    flow = flows.take_step(actor=actor, flow=flow, step=name, params=params or {}, **kw)
+    flow = runner.take_step(actor=actor, flow=flow, step=name, params=params or {}, **kw)
     flow.refresh_from_db()
     return flow

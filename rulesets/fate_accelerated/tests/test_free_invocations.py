@@ -1,7 +1,7 @@
 """Fate Accelerated: free invocations held on character-sheet aspects, spent in the action flow's window
 (spec §4.3.1 payment, §4.3.3 limits, §4.3.4 sources: a consequence's for its attacker, a create an
 advantage on a character's aspect), and the GM's fate point pool (§6.7.4, A-09) in invocations and
-compels. End to end through ``rolls.flows`` with scripted dice, one through the API, every refusal."""
+compels. End to end through ``rolls.runner`` with scripted dice, one through the API, every refusal."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from campaigns import policy
 from characters.models import Character, LedgerEntry
 from characters.services import apply_operation, rules_state
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow
 from rolls.selectors import flow_views
 from rolls.services import RollSpec, create_post_with_rolls
@@ -41,7 +41,7 @@ def _invoke(actor: Any, flow: Flow, aspect: str, payment: str = "free", **params
 
 
 def _bruno_attacks_ana(fae: FaeScene, attack: str, defend: str) -> Flow:
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.gm,
         scene=fae.scene,
         kind="action",
@@ -122,7 +122,9 @@ def test_a_player_cannot_spend_the_attackers_free_invocation(fae: FaeScene) -> N
         rolls=[RollSpec(kind="overcome", data={"approach": "quick", "difficulty": 2}, character_id=fae.ana.pk)],
         dice=fate("0000"),
     )
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk})
+    flow = runner.start_procedure(
+        actor=fae.player, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk}
+    )
     with pytest.raises(RulesError) as exc:  # Ana holds none on her own consequence
         _invoke(fae.player, flow, ref)
     assert exc.value.code == "no_free_invocation"
@@ -169,7 +171,9 @@ def _carla_rolls(fae: FaeScene, kind: str, difficulty: int, faces: str = "0000")
         rolls=[RollSpec(kind=kind, data={"approach": "flashy", "difficulty": difficulty}, character_id=fae.carla.pk)],
         dice=fate(faces),
     )
-    return flows.start_flow(actor=fae.player2, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk})
+    return runner.start_procedure(
+        actor=fae.player2, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk}
+    )
 
 
 def test_exploiting_a_characters_aspect_with_style_gives_two_stackable_free_invocations(fae: FaeScene) -> None:
@@ -211,7 +215,9 @@ def test_another_player_cannot_spend_carlas_free_invocation(fae: FaeScene) -> No
         rolls=[RollSpec(kind="overcome", data={"approach": "quick", "difficulty": 2}, character_id=fae.ana.pk)],
         dice=fate("0000"),
     )
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk})
+    flow = runner.start_procedure(
+        actor=fae.player, scene=fae.scene, kind="action", params={"roll": post.rolls.get().pk}
+    )
     with pytest.raises(RulesError) as exc:
         _invoke(fae.player, flow, ref, grant_holder=fae.carla.pk)
     assert exc.value.code == "grant_not_lent" and _grants(fae, f"{fae.bruno.pk}:trouble")[0]["remaining"] == 1
@@ -267,7 +273,7 @@ def test_without_a_pool_the_gm_invokes_and_refuses_for_npcs_without_limit(fae: F
         "kind": "event",
         "proposal": "Un ratón.",
     }
-    step(fae.gm, flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params), "refuse")
+    step(fae.gm, runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="compel", params=params), "refuse")
     assert _pool(fae) == 0
 
 
@@ -278,7 +284,7 @@ def test_with_a_pool_an_npc_refusing_a_compel_pays_from_it(pooled: FaeScene) -> 
         "kind": "event",
         "proposal": "Un ratón.",
     }
-    broke = flows.start_flow(actor=pooled.gm, scene=pooled.scene, kind="compel", params=params)
+    broke = runner.start_procedure(actor=pooled.gm, scene=pooled.scene, kind="compel", params=params)
     with pytest.raises(RulesError) as exc:
         step(pooled.gm, broke, "refuse")
     assert exc.value.code == "cannot_refuse_compel"
@@ -294,7 +300,7 @@ def test_with_a_pool_a_players_compel_on_an_npc_feeds_it_and_a_pc_refusal_leaves
         "kind": "event",
         "proposal": "Suelto un ratón.",
     }
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=pooled.player2, scene=pooled.scene, kind="compel", params={**params, "compeller": pooled.carla.pk}
     )
     step(pooled.gm, flow, "accept")  # Bruno's GM accepts: Carla's fate point goes to the pool
@@ -305,7 +311,11 @@ def test_with_a_pool_a_players_compel_on_an_npc_feeds_it_and_a_pc_refusal_leaves
         "kind": "decision",
         "proposal": "Te quedas.",
     }
-    step(pooled.player, flows.start_flow(actor=pooled.gm, scene=pooled.scene, kind="compel", params=refusal), "refuse")
+    step(
+        pooled.player,
+        runner.start_procedure(actor=pooled.gm, scene=pooled.scene, kind="compel", params=refusal),
+        "refuse",
+    )
     assert fp(pooled.ana) == 2 and _pool(pooled) == 1  # A-09: "a refusal payment goes to the GM (removed from play)"
 
 

@@ -1,4 +1,4 @@
-"""Fate Accelerated flows end to end through ``rolls.flows`` with scripted dice: invocations on a post's
+"""Fate Accelerated flows end to end through ``rolls.runner`` with scripted dice: invocations on a post's
 roll (spec TV-060/061/062/069), an attack with a Defend roll and the defender's absorption (TV-084/085),
 create an advantage onto the scene board and spending its free invocation, compels (TV-078/079/080/083),
 concessions (TV-104/107), a GM veto, secret difficulties, replays and settling twice."""
@@ -14,7 +14,7 @@ from campaigns import policy
 from campaigns.models import SceneAspect
 from characters.models import LedgerEntry
 from characters.services import apply_operation
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, Roll, RollFollowUp
 from rolls.selectors import view_roll
 from rolls.services import RollSpec, create_post_with_rolls
@@ -49,7 +49,7 @@ def _invoke(
 
 def test_invocations_on_a_post_roll_reroll_then_bonus_then_settle(fae: FaeScene) -> None:
     roll = _post_roll(fae, "--0-", difficulty=5)  # TV-060/061: quick +2, total -1
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={"open_last": "1"})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={"open_last": "1"})
     assert flow.state["phase"] == "window" and flow.state["outcome"] == "fail"
     assert flow.waiting_for["steps"][0]["gm"] is True
     ana = fae.ana.pk
@@ -84,7 +84,7 @@ def test_spending_a_fate_point_you_do_not_have_is_refused(fae: FaeScene) -> None
         character=fae.ana,
     )
     _post_roll(fae, "0000")
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     with pytest.raises(RulesError) as exc:  # TV-069
         _invoke(fae, flow, f"character:{fae.ana.pk}:trouble")
     assert exc.value.code == "not_enough_fate_points" and fp(fae.ana) == 0
@@ -92,7 +92,7 @@ def test_spending_a_fate_point_you_do_not_have_is_refused(fae: FaeScene) -> None
 
 def test_a_replayed_invocation_changes_nothing_twice_and_a_gm_veto_returns_the_point(fae: FaeScene) -> None:
     roll = _post_roll(fae, "0000")
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     flow = _invoke(fae, flow, f"character:{fae.ana.pk}:trouble", idempotency_key="k-1")
     flow = _invoke(fae, flow, f"character:{fae.ana.pk}:trouble", idempotency_key="k-1")
     assert fp(fae.ana) == 2 and roll.follow_ups.count() == 1 and flow.state["total"] == 4
@@ -106,16 +106,16 @@ def test_a_replayed_invocation_changes_nothing_twice_and_a_gm_veto_returns_the_p
 def test_only_the_roller_or_a_gm_opens_a_roll_and_a_roll_has_one_flow(fae: FaeScene) -> None:
     roll = _post_roll(fae, "0000")
     with pytest.raises(RulesError):  # Carla's player has no roll of her own here
-        flows.start_flow(actor=fae.player2, scene=fae.scene, kind="action", params={})
+        runner.start_procedure(actor=fae.player2, scene=fae.scene, kind="action", params={})
     with pytest.raises(PermissionDenied):
-        flows.start_flow(actor=fae.player2, scene=fae.scene, kind="action", params={"roll": roll.pk})
-    flows.start_flow(actor=fae.gm, scene=fae.scene, kind="action", params={"roll": roll.pk})
+        runner.start_procedure(actor=fae.player2, scene=fae.scene, kind="action", params={"roll": roll.pk})
+    runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="action", params={"roll": roll.pk})
     with pytest.raises(RulesError):
-        flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={"roll": roll.pk})
+        runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={"roll": roll.pk})
 
 
 def test_attack_defend_and_absorb_with_box_and_mild_consequence(fae: FaeScene) -> None:
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.gm,
         scene=fae.scene,
         kind="action",
@@ -154,7 +154,7 @@ def test_attack_defend_and_absorb_with_box_and_mild_consequence(fae: FaeScene) -
 
 
 def test_taken_out_instead_of_absorbing(fae: FaeScene) -> None:
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.gm,
         scene=fae.scene,
         kind="action",
@@ -182,7 +182,7 @@ def test_create_an_advantage_puts_an_aspect_on_the_board_and_its_free_invocation
         ],
         dice=fate("0000"),
     )
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     assert flow.state["outcome"] == "success_with_style"  # 3 + 2 = 5 vs 2
     with pytest.raises(RulesError):  # the new aspect needs its text
         step(fae.gm, flow, "settle", {"ca_mode": "create"})
@@ -199,7 +199,7 @@ def test_create_an_advantage_puts_an_aspect_on_the_board_and_its_free_invocation
         rolls=[RollSpec(kind="attack", data={"approach": "flashy", "difficulty": 2}, character_id=fae.carla.pk)],
         dice=fate("0000"),
     )
-    flow2 = flows.start_flow(actor=fae.player2, scene=fae.scene, kind="action", params={})
+    flow2 = runner.start_procedure(actor=fae.player2, scene=fae.scene, kind="action", params={})
     flow2 = _invoke(fae, flow2, f"scene:{aspect.pk}", payment="free", actor=fae.player2)
     assert flow2.state["total"] == 5 and fp(fae.carla) == 3
     step(fae.gm, flow2, "settle", {})
@@ -209,12 +209,12 @@ def test_create_an_advantage_puts_an_aspect_on_the_board_and_its_free_invocation
 
 def test_a_boost_from_a_tie_is_used_once(fae: FaeScene) -> None:
     _post_roll(fae, "0000", difficulty=3, kind="create_advantage", approach="sneaky")  # 3 vs 3: tie
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     step(fae.gm, flow, "settle", {"ca_mode": "create", "boost_actor": "Distraído"})
     boost = SceneAspect.objects.get(scene=fae.scene, text="Impulso: Distraído")
     assert boost.free_invocations == 1
     _post_roll(fae, "0000")
-    flow2 = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow2 = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     with pytest.raises(RulesError) as exc:
         _invoke(fae, flow2, f"boost:{boost.pk}")
     assert exc.value.code == "boost_is_free"
@@ -225,13 +225,13 @@ def test_a_boost_from_a_tie_is_used_once(fae: FaeScene) -> None:
 
 def test_a_secret_difficulty_set_by_the_gm_stays_hidden_from_players(fae: FaeScene) -> None:
     with pytest.raises(PermissionDenied):
-        flows.start_flow(
+        runner.start_procedure(
             actor=fae.player,
             scene=fae.scene,
             kind="action",
             params={"character": fae.ana.pk, "action": "overcome", "difficulty": 3, "difficulty_secret": "true"},
         )
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.gm,
         scene=fae.scene,
         kind="action",
@@ -258,7 +258,7 @@ def test_compels_accept_refuse_and_their_fate_points(fae: FaeScene) -> None:
         "kind": "decision",
         "proposal": "Te quedas con tu hermano.",
     }
-    flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
+    flow = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
     assert flow.waiting_for["steps"][0]["users"] == [fae.player.pk]
     assert flow.state["aspect_text"] == "Debo proteger a mi hermano"
     with pytest.raises(PermissionDenied):
@@ -267,7 +267,7 @@ def test_compels_accept_refuse_and_their_fate_points(fae: FaeScene) -> None:
     assert flow.state["phase"] == "accepted" and flow.waiting_for["steps"][0]["gm"] and fp(fae.ana) == 3
     flow = step(fae.gm, flow, "deliver")
     assert flow.status == FlowStatus.SETTLED and fp(fae.ana) == 4  # TV-078
-    refused = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
+    refused = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
     step(fae.player, refused, "refuse")
     assert fp(fae.ana) == 3  # TV-079
     apply_operation(
@@ -277,7 +277,7 @@ def test_compels_accept_refuse_and_their_fate_points(fae: FaeScene) -> None:
         params={"delta": -3},
         character=fae.ana,
     )
-    broke = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
+    broke = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
     with pytest.raises(RulesError) as exc:  # TV-080
         step(fae.player, broke, "refuse")
     assert exc.value.code == "cannot_refuse_compel"
@@ -290,14 +290,16 @@ def test_a_player_compels_another_character_and_pays_the_offer(fae: FaeScene) ->
         "kind": "event",
         "proposal": "Tu hermano aparece.",
     }
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.player2, scene=fae.scene, kind="compel", params={**params, "compeller": fae.carla.pk}
     )
     step(fae.player, flow, "accept")
     step(fae.gm, flow, "deliver")
     assert fp(fae.carla) == 2 and fp(fae.ana) == 4  # TV-082 (a)
     with pytest.raises(PermissionDenied):  # compelling as someone else's character
-        flows.start_flow(actor=fae.player2, scene=fae.scene, kind="compel", params={**params, "compeller": fae.ana.pk})
+        runner.start_procedure(
+            actor=fae.player2, scene=fae.scene, kind="compel", params={**params, "compeller": fae.ana.pk}
+        )
     apply_operation(
         actor=fae.gm,
         campaign=fae.table.campaign,
@@ -306,14 +308,14 @@ def test_a_player_compels_another_character_and_pays_the_offer(fae: FaeScene) ->
         character=fae.carla,
     )
     with pytest.raises(RulesError) as exc:  # TV-083
-        flows.start_flow(
+        runner.start_procedure(
             actor=fae.player2, scene=fae.scene, kind="compel", params={**params, "compeller": fae.carla.pk}
         )
     assert exc.value.code == "compeller_cannot_pay"
 
 
 def test_concession_waits_for_pending_dice_then_the_gm_confirms(fae: FaeScene) -> None:
-    attack = flows.start_flow(
+    attack = runner.start_procedure(
         actor=fae.gm,
         scene=fae.scene,
         kind="action",
@@ -322,13 +324,13 @@ def test_concession_waits_for_pending_dice_then_the_gm_confirms(fae: FaeScene) -
     # A declared attack without dice does not block conceding; rolled dice do (TV-107).
     attack = step(fae.gm, attack, "roll", {"approach": "forceful"}, dice=fate("0000"))
     with pytest.raises(RulesError) as exc:
-        flows.start_flow(
+        runner.start_procedure(
             actor=fae.player, scene=fae.scene, kind="concession", params={"character": fae.ana.pk, "terms": "Huyo."}
         )
     assert exc.value.code == "concession_too_late"
     attack = step(fae.player, attack, "defend", {"approach": "quick"}, dice=fate("0000"))
     step(fae.gm, attack, "settle", {})  # 2 vs 2: a tie, Bruno gets a boost, nothing to absorb
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=fae.player, scene=fae.scene, kind="concession", params={"character": fae.ana.pk, "terms": "Huyo."}
     )
     assert flow.state["fate_points"] == 1 and flow.waiting_for["steps"][0]["gm"]

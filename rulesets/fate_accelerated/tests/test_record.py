@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from campaigns import policy
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowLine
 from rolls.selectors import flow_views
 from rolls.services import RollSpec, create_post_with_rolls
@@ -52,7 +52,7 @@ def _overcome_post(fae: FaeScene, faces: str, difficulty: int) -> None:
 
 def test_resolver_ends_the_record_with_the_outcome_in_ladder_words(fae: FaeScene) -> None:
     _overcome_post(fae, "0000", 1)  # quick +2 vs Normal (+1): success by 1
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     flow = step(
         fae.player,
         flow,
@@ -82,7 +82,7 @@ def test_resolver_ends_the_record_with_the_outcome_in_ladder_words(fae: FaeScene
 
 def test_a_secret_difficulty_is_in_gm_only_lines_and_never_reaches_a_player(fae: FaeScene) -> None:
     params = {"character": fae.ana.pk, "action": "overcome", "difficulty": 3, "difficulty_secret": "true"}
-    flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="action", params=params)
+    flow = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="action", params=params)
     flow = step(fae.player, flow, "roll", {"approach": "quick"}, dice=fate("+000"))  # 3 vs 3: tie
     flow = step(fae.gm, flow, "settle", {})
     secret = [line.text_es for line in _lines(flow, gm_only=True)]
@@ -101,7 +101,7 @@ def test_a_secret_difficulty_is_in_gm_only_lines_and_never_reaches_a_player(fae:
 
 def test_an_attack_records_the_defence_the_hit_and_the_absorption(fae: FaeScene) -> None:
     params = {"character": fae.bruno.pk, "action": "attack", "target": fae.ana.pk}
-    flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="action", params=params)
+    flow = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="action", params=params)
     flow = step(fae.gm, flow, "roll", {"approach": "forceful"}, dice=fate("++++"))
     flow = step(fae.player, flow, "defend", {"approach": "quick"}, dice=fate("0000"))
     flow = step(fae.gm, flow, "settle", {})
@@ -122,7 +122,7 @@ def test_compel_and_concession_records_name_the_fate_points(fae: FaeScene) -> No
         "kind": "decision",
         "proposal": "Te quedas con tu hermano.",
     }
-    flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
+    flow = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="compel", params=params)
     flow = step(fae.player, flow, "accept")
     flow = step(fae.gm, flow, "deliver")
     assert _texts(flow) == [
@@ -131,7 +131,7 @@ def test_compel_and_concession_records_name_the_fate_points(fae: FaeScene) -> No
         "Ana gana 1 punto de destino.",
     ]
     assert _texts(flow, "en")[-1] == "Ana gains 1 fate point."
-    concession = flows.start_flow(
+    concession = runner.start_procedure(
         actor=fae.player, scene=fae.scene, kind="concession", params={"character": fae.ana.pk, "terms": "Huyo."}
     )
     concession = step(fae.gm, concession, "confirm")
@@ -140,7 +140,7 @@ def test_compel_and_concession_records_name_the_fate_points(fae: FaeScene) -> No
 
 def test_who_may_act_follows_the_state(fae: FaeScene) -> None:
     params = {"character": fae.bruno.pk, "action": "attack", "target": fae.ana.pk}
-    flow = flows.start_flow(actor=fae.gm, scene=fae.scene, kind="action", params=params)
+    flow = runner.start_procedure(actor=fae.gm, scene=fae.scene, kind="action", params=params)
 
     def offered(user: object) -> set[str]:
         viewer = policy.viewer_for(user, fae.table.campaign)  # type: ignore[arg-type]
@@ -172,7 +172,7 @@ def test_who_may_act_follows_the_state(fae: FaeScene) -> None:
 
 def test_pickers_refuse_values_they_did_not_offer(fae: FaeScene) -> None:
     _overcome_post(fae, "0000", 2)
-    flow = flows.start_flow(actor=fae.player, scene=fae.scene, kind="action", params={})
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action", params={})
     viewer = policy.viewer_for(fae.player, fae.table.campaign)
     invoke = next(a for a in flow_views(viewer, [flow], "es")[0].actions if a.step == "invoke")
     labels = {c.label for c in invoke.choices["aspect"]}

@@ -15,7 +15,7 @@ from accounts.models import User
 from campaigns import services as campaign_services
 from campaigns.models import Scene
 from characters.models import Character, LedgerEntry
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow
 from rulesets.fate_sotc.tests.sheet_fixtures import SotcTable, build_sotc_table
 from systems.dice import ScriptedDice
@@ -64,7 +64,7 @@ def ledger_count(table: SotcTable) -> int:
 
 
 def start(actor: User, scene: Scene, flow_kind: str, dice: list[int] | None = None, **params: Any) -> Flow:
-    return flows.start_flow(
+    return runner.start_procedure(
         actor=actor, scene=scene, kind=flow_kind, params=params, dice=ScriptedDice(dice) if dice is not None else None
     )
 
@@ -72,7 +72,7 @@ def start(actor: User, scene: Scene, flow_kind: str, dice: list[int] | None = No
 def step(
     actor: User, flow: Flow, name: str, dice: list[int] | None = None, key: str | None = None, **params: Any
 ) -> Flow:
-    result = flows.take_step(
+    result = runner.take_step(
         actor=actor,
         flow=flow,
         step=name,
