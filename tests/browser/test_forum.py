@@ -1,4 +1,5 @@
-"""The forum people expect, in a real browser (issue 13): a post shows its portrait; a whisper cannot be
+"""The forum people expect, in a real browser (issue 13): a post shows its portrait (and an out-of-character
+post its account's avatar); a whisper cannot be
 quoted by a third user while its recipient's quote lands in the composer; the preview is the published
 rendering; the directory filters; joining a recruiting campaign end to end; the header's unread count
 changes live when another user posts.
@@ -18,6 +19,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
+from accounts import services as account_services
+from accounts.models import User
 from campaigns import services
 from campaigns.models import CampaignStatus, Role, Visibility, Voice
 from characters import services as character_services
@@ -62,6 +65,9 @@ def test_a_post_shows_its_portrait(page_for: Any, table: Table, tmp_path: Path, 
     settings.MEDIA_ROOT = tmp_path
     character_services.set_portrait(actor=table.player, character=table.character, upload=_png())
     portrait = Character.objects.get(pk=table.character.pk).portrait
+    account_services.set_avatar(user=table.player2, upload=_png((200, 200)))
+    avatar = User.objects.get(pk=table.player2.pk).avatar
+    narration = services.create_post(author=table.gm, scene=table.scene, body="Narra", voice=Voice.NARRATOR)
     page = page_for(table.player2, viewport=viewport)
     _serve_media(page, tmp_path)
     page.goto(table.scene.get_absolute_url())
@@ -70,8 +76,12 @@ def test_a_post_shows_its_portrait(page_for: Any, table: Table, tmp_path: Path, 
     assert page.locator(face).get_attribute("src") == portrait.url
     assert _loaded_width(page, face) > 0  # the stored image, not a broken one
     assert page.locator(face).is_visible()
-    # Posts without an image show a monogram, never a broken image.
-    monogram = page.locator(f"#post-{table.post_gms.pk} .post-face .monogram")
+    # An out-of-character post shows its account's avatar.
+    ooc_face = f"#post-{table.post_gms.pk} .post-face img.avatar"
+    assert page.locator(ooc_face).get_attribute("src") == avatar.url
+    assert _loaded_width(page, ooc_face) > 0
+    # Posts without an image (the GM has no avatar) show a monogram, never a broken image.
+    monogram = page.locator(f"#post-{narration.pk} .post-face .monogram")
     assert monogram.is_visible() and monogram.inner_text().strip()
     broken = page.evaluate("[...document.images].filter(i => i.complete && i.naturalWidth === 0).length")
     assert broken == 0
