@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0003_carry_over_drf_tokens'),
+        ("accounts", "0003_carry_over_drf_tokens"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='user',
-            name='avatar',
-            field=models.ImageField(blank=True, upload_to='avatars/%Y/%m/', verbose_name='avatar'),
+            model_name="user",
+            name="avatar",
+            field=models.ImageField(blank=True, upload_to="avatars/%Y/%m/", verbose_name="avatar"),
         ),
     ]
