@@ -72,6 +72,11 @@ class AvatarForm(forms.Form):
     )
     remove = forms.BooleanField(label=_("Quitar el avatar"), required=False)
 
+    def __init__(self, *args: Any, has_avatar: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not has_avatar:
+            del self.fields["remove"]  # nothing to remove
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         if not self.errors and not cleaned.get("remove") and not cleaned.get("avatar"):

@@ -41,7 +41,11 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, _("Perfil guardado."))
         return redirect("accounts:profile")
-    return render(request, "accounts/profile.html", {"form": form, "avatar_form": AvatarForm()})
+    return render(
+        request,
+        "accounts/profile.html",
+        {"form": form, "avatar_form": AvatarForm(has_avatar=bool(cast(User, request.user).avatar))},
+    )
 
 
 @login_required
@@ -50,11 +54,12 @@ def avatar(request: HttpRequest) -> HttpResponse:
     """The avatar form posts here; a GET (a reload after an error) goes back to the profile."""
     if request.method == "GET":
         return redirect("accounts:profile")
-    form = AvatarForm(request.POST, request.FILES)
+    user = cast(User, request.user)
+    form = AvatarForm(request.POST, request.FILES, has_avatar=bool(user.avatar))
     if form.is_valid():
-        upload = None if form.cleaned_data["remove"] else form.cleaned_data["avatar"]
+        upload = None if form.cleaned_data.get("remove") else form.cleaned_data["avatar"]
         try:
-            services.set_avatar(user=cast(User, request.user), upload=upload)
+            services.set_avatar(user=user, upload=upload)
         except ValidationError as error:
             form.add_error(None, error)  # keyed "avatar": it lands on the field
         else:

@@ -81,10 +81,12 @@ def test_profile_page_uploads_removes_and_refuses_avatars(media: Any) -> None:
     url = reverse("accounts:avatar")
     page = client.get(reverse("accounts:profile")).content.decode()
     assert 'enctype="multipart/form-data"' in page and 'name="avatar"' in page
+    assert 'name="remove"' not in page  # nothing to remove yet
     assert client.post(url, {"avatar": _upload()}).status_code == 302
     name = User.objects.get(pk=user.pk).avatar.name
     assert name and name.endswith(".webp")
-    assert f'src="/media/{name}"' in client.get(reverse("accounts:profile")).content.decode()
+    page = client.get(reverse("accounts:profile")).content.decode()
+    assert f'src="/media/{name}"' in page and 'name="remove"' in page
 
     bad = client.post(url, {"avatar": SimpleUploadedFile("x.png", b"nope", "image/png")})
     assert bad.status_code == 400 and bad.context["avatar_form"].errors["avatar"]
