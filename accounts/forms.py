@@ -13,6 +13,7 @@ from accounts.models import User
 from accounts.names import check_display_name_text, check_display_name_unique
 from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
+from characters.portraits import MAX_BYTES
 
 
 class SignUpForm(BaseUserCreationForm):
@@ -58,6 +59,29 @@ class DisplayNameForm(forms.ModelForm):
             check_display_name_text(name)
             check_display_name_unique(name, names_beside(self.instance))
         return name
+
+
+class AvatarForm(forms.Form):
+    avatar = forms.ImageField(
+        label=_("Avatar"),
+        required=False,
+        help_text=_(
+            "Aparece junto a tus mensajes fuera de personaje y de narrador. PNG, JPEG, GIF o WebP de hasta %(mb)d MB."
+        )
+        % {"mb": MAX_BYTES >> 20},
+    )
+    remove = forms.BooleanField(label=_("Quitar el avatar"), required=False)
+
+    def __init__(self, *args: Any, has_avatar: bool, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if not has_avatar:
+            del self.fields["remove"]  # nothing to remove
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if not self.errors and not cleaned.get("remove") and not cleaned.get("avatar"):
+            raise ValidationError(_("Elige una imagen."), code="no_image")
+        return cleaned
 
 
 class ThrottledLoginForm(AuthenticationForm):

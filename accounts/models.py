@@ -9,6 +9,8 @@ class User(AbstractUser):
     """A person on Tintero. ``display_name`` is how the table sees them; ``username`` is for logging in."""
 
     display_name = models.CharField(_("nombre visible"), max_length=80, blank=True)
+    # Beside the account's out-of-character and narrator posts; re-encoded like character portraits.
+    avatar = models.ImageField(_("avatar"), upload_to="avatars/%Y/%m/", blank=True)
 
     class Meta:
         verbose_name = _("usuario")

@@ -1,4 +1,4 @@
-"""Writes of accounts: API tokens (issued, used, revoked)."""
+"""Writes of accounts: the avatar, API tokens (issued, used, revoked)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,30 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import ApiToken, User
+from characters import portraits
 
 # last_used_at is for the owner's list, not an audit log: one write per token per this many seconds at most.
 LAST_USED_RESOLUTION = timedelta(minutes=5)
+
+
+@transaction.atomic
+def set_avatar(*, user: User, upload: UploadedFile | None) -> User:
+    """Set (or, with None, remove) the account's avatar: decoded within the portraits' memory bound and
+    re-encoded; the file it replaces leaves the disk once this commits."""
+    user = User.objects.select_for_update().get(pk=user.pk)
+    previous = (user.avatar.name or "") if user.avatar else ""
+    if upload is None:
+        user.avatar = None
+    else:
+        user.avatar.save(f"{user.pk}.webp", portraits.reencode(upload, field="avatar"), save=False)
+    user.save(update_fields=["avatar"])
+    portraits.delete_after_commit(user.avatar.storage, previous)
+    return user
 
 
 def hash_key(key: str) -> str:

@@ -9,13 +9,14 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from accounts.forms import DisplayNameForm, SignUpForm, ThrottledLoginForm, TokenNameForm
+from accounts.forms import AvatarForm, DisplayNameForm, SignUpForm, ThrottledLoginForm, TokenNameForm
 from accounts.models import ApiToken, User
 
 
@@ -40,7 +41,32 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, _("Perfil guardado."))
         return redirect("accounts:profile")
-    return render(request, "accounts/profile.html", {"form": form})
+    return render(
+        request,
+        "accounts/profile.html",
+        {"form": form, "avatar_form": AvatarForm(has_avatar=bool(cast(User, request.user).avatar))},
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def avatar(request: HttpRequest) -> HttpResponse:
+    """The avatar form posts here; a GET (a reload after an error) goes back to the profile."""
+    if request.method == "GET":
+        return redirect("accounts:profile")
+    user = cast(User, request.user)
+    form = AvatarForm(request.POST, request.FILES, has_avatar=bool(user.avatar))
+    if form.is_valid():
+        upload = None if form.cleaned_data.get("remove") else form.cleaned_data["avatar"]
+        try:
+            services.set_avatar(user=user, upload=upload)
+        except ValidationError as error:
+            form.add_error(None, error)  # keyed "avatar": it lands on the field
+        else:
+            messages.success(request, _("Avatar quitado.") if upload is None else _("Avatar guardado."))
+            return redirect("accounts:profile")
+    context = {"form": DisplayNameForm(instance=request.user), "avatar_form": form}
+    return render(request, "accounts/profile.html", context, status=400)
 
 
 class LoginView(auth_views.LoginView):

@@ -27,18 +27,19 @@ MAX_SIDE = 1024
 MAX_PIXELS = 16_000_000
 
 
-def reencode(upload: UploadedFile) -> ContentFile:
-    """Decode, shrink and re-encode as WebP: strips metadata and anything hidden in the original file."""
+def reencode(upload: UploadedFile, field: str = "portrait") -> ContentFile:
+    """Decode, shrink and re-encode as WebP: strips metadata and anything hidden in the original file.
+    ``field`` names the form field the errors belong to (a character's portrait, an account's avatar)."""
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     if upload.size is None or upload.size > MAX_BYTES:
-        raise ValidationError({"portrait": _("El retrato no puede pasar de 2 MB.")})
+        raise ValidationError({field: _("El retrato no puede pasar de 2 MB.")})
     try:
         with Image.open(upload) as opened:
             if opened.width * opened.height > MAX_PIXELS:
                 raise ValidationError(
                     {
-                        "portrait": _("La imagen es demasiado grande: como mucho %(mpx)d megapíxeles.")
+                        field: _("La imagen es demasiado grande: como mucho %(mpx)d megapíxeles.")
                         % {"mpx": MAX_PIXELS // 1_000_000}
                     }
                 )
@@ -50,7 +51,7 @@ def reencode(upload: UploadedFile) -> ContentFile:
             out = io.BytesIO()
             image.save(out, format="WEBP", quality=85)
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError):
-        raise ValidationError({"portrait": _("No es una imagen válida (PNG, JPEG, GIF o WebP).")}) from None
+        raise ValidationError({field: _("No es una imagen válida (PNG, JPEG, GIF o WebP).")}) from None
     return ContentFile(out.getvalue())
 
 
@@ -64,3 +65,9 @@ def delete_portrait_of_deleted_character(sender: Any, instance: Any, **kwargs: A
     """post_delete of Character (cascades included)."""
     if instance.portrait:
         delete_after_commit(instance.portrait.storage, instance.portrait.name)
+
+
+def delete_avatar_of_deleted_user(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """post_delete of User: an account's avatar goes with it."""
+    if instance.avatar:
+        delete_after_commit(instance.avatar.storage, instance.avatar.name)
