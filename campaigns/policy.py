@@ -547,3 +547,94 @@ def may_read_campaign_ledger(viewer: Viewer) -> bool:
 def may_see_roll_controls(viewer: Viewer) -> bool:
     """A roll's GM controls (reveal it, reveal its secret difficulty; the 'secret difficulty' badge)."""
     return viewer.is_gm
+
+
+# --- Notifications (notifications/): who is told what, never more than they may read -------------------
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member as the notifications see them: who, and in what role."""
+
+    user_id: int
+    role: str
+
+
+def _member_viewer(campaign: Campaign, member: Member) -> Viewer:
+    return Viewer(member.user_id, campaign.pk, campaign.visibility == Visibility.PUBLIC, member.role)
+
+
+def told_of_post(
+    campaign: Campaign,
+    post: Post,
+    members: Iterable[Member],
+    reader_ids: Iterable[int],
+    writer_ids: Iterable[int],
+    whisper_ids: Iterable[int],
+) -> frozenset[int]:
+    """The members told of a new post: exactly those who may read its scene and see it (never its author).
+    A whisper reaches its targets, a GM-only post the GMs, a listed scene its listed members."""
+    readers, writers, whispered = list(reader_ids), list(writer_ids), list(whisper_ids)
+    return frozenset(
+        m.user_id
+        for m in members
+        if m.user_id != post.author_id
+        and may_read_scene(_member_viewer(campaign, m), post.scene, readers, writers)
+        and may_see_post(_member_viewer(campaign, m), post, whispered)
+    )
+
+
+def told_of_waiting_step(
+    campaign: Campaign,
+    scene: Scene,
+    members: Iterable[Member],
+    reader_ids: Iterable[int],
+    writer_ids: Iterable[int],
+    *,
+    gm: bool,
+    user_ids: Iterable[int],
+) -> frozenset[int]:
+    """Who a procedure's awaited step calls: the GMs when it waits for a GM, the listed users while they are
+    members who may read the scene (a removed player is no longer told)."""
+    listed = set(user_ids)
+    readers, writers = list(reader_ids), list(writer_ids)
+    told = set()
+    for m in members:
+        viewer = _member_viewer(campaign, m)
+        if not may_read_scene(viewer, scene, readers, writers):
+            continue
+        if (gm and viewer.is_gm) or m.user_id in listed:
+            told.add(m.user_id)
+    return frozenset(told)
+
+
+def told_of_join_request(members: Iterable[Member], *, requester_id: int, pending: bool) -> frozenset[int]:
+    """A pending request: the GMs decide it. A decided one: its requester hears the answer."""
+    if pending:
+        return frozenset(m.user_id for m in members if m.role == Role.GM)
+    return frozenset({requester_id})
+
+
+def told_of_character(members: Iterable[Member], character: Character, *, awaiting_approval: bool) -> frozenset[int]:
+    """A character sent for approval: the GMs. Approved or sent back: its player (an NPC has none)."""
+    if awaiting_approval:
+        return frozenset(m.user_id for m in members if m.role == Role.GM)
+    if character.is_npc or character.owner_id is None:
+        return frozenset()
+    return frozenset(m.user_id for m in members if m.user_id == character.owner_id)
+
+
+def may_nudge(viewer: Viewer) -> bool:
+    """Remind the players who owe a post in a scene, and set the campaign's automatic reminder: GMs."""
+    return viewer.is_gm
+
+
+def has_public_feed(campaign: Campaign) -> bool:
+    """A campaign's Atom feed exists for public campaigns only, and shows what an anonymous reader sees."""
+    return campaign.visibility == Visibility.PUBLIC
+
+
+def still_told(viewer: Viewer) -> bool:
+    """A notification stays in the inbox, the feeds and the mail only while its campaign is visible to its
+    recipient (a private campaign they left no longer speaks to them)."""
+    return may_view_campaign(viewer)

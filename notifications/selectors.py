@@ -1,0 +1,53 @@
+"""Reads of the notifications app: a user's inbox (only campaigns they may still see), counts, feeds."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.models import Campaign, Membership, Post, Scene
+from notifications.models import CampaignPreference, FeedToken, Notification
+
+
+def inbox(user: User) -> QuerySet[Notification]:
+    """The user's notifications, newest activity first, in campaigns they may still see (one query)."""
+    return (
+        Notification.objects.filter(user=user)
+        .filter(campaign__in=Campaign.objects.filter(policy.visible_campaigns_q(user)))
+        .select_related("campaign")
+        .order_by("-updated_at", "-id")
+    )
+
+
+def unread_count(user: User) -> int:
+    return inbox(user).filter(read_at__isnull=True).count()
+
+
+def user_for_feed(token: str) -> User | None:
+    """Whose private feed a secret URL opens (None: unknown or rotated)."""
+    row = FeedToken.objects.select_related("user").filter(token=token).first()
+    if row is None or not row.user.is_active:
+        return None
+    return row.user
+
+
+def public_feed_posts(campaign: Campaign, limit: int = 50) -> list[Post]:
+    """The newest posts an anonymous reader sees in a public campaign (nothing for a private one)."""
+    viewer = policy.viewer_for(None, campaign)
+    if not policy.has_public_feed(campaign) or not policy.may_view_campaign(viewer):
+        return []
+    scenes = Scene.objects.filter(policy.readable_scenes_q(viewer))
+    return list(
+        Post.objects.filter(scene__in=scenes)
+        .filter(policy.visible_posts_q(viewer))
+        .select_related("scene", "author", "character")
+        .order_by("-id")[:limit]
+    )
+
+
+def email_choices(user: User) -> list[tuple[Campaign, str | None]]:
+    """The user's campaigns with their mail choice (None: the default)."""
+    campaigns = [m.campaign for m in Membership.objects.filter(user=user).select_related("campaign").order_by("id")]
+    chosen = dict(CampaignPreference.objects.filter(user=user).values_list("campaign_id", "email"))
+    return [(c, chosen.get(c.pk)) for c in campaigns]

@@ -1,0 +1,463 @@
+"""Writes of the notifications app: notifications from published events, mail deliveries, choices.
+
+Notifications are written from the campaign's event log (``notifications.subscriptions``) by a background
+task after the change commits, so the post path pays only for enqueueing. Each handler asks
+``campaigns.policy`` who is told; a replayed event changes nothing (unique ``(user, key)``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.events import EventType
+from campaigns.models import (
+    Campaign,
+    CampaignEventLog,
+    JoinRequest,
+    Membership,
+    Post,
+    PostKind,
+    Recipients,
+    RequestStatus,
+    Scene,
+)
+from campaigns.policy import Member
+from characters.models import Character, CharacterStatus
+from notifications.models import (
+    CampaignPreference,
+    CampaignReminder,
+    Delivery,
+    EmailMode,
+    FeedToken,
+    Kind,
+    Notification,
+    new_feed_token,
+)
+from rolls.models import Flow, FlowStatus, FlowStep
+from rulesets.kit.procedures import waiting_entries
+
+MENTION_RE = re.compile(r"(?<![\w@])@([\w.+-]{1,150})")
+
+
+def members_of(campaign_id: int) -> list[Member]:
+    return [
+        Member(user_id, role)
+        for user_id, role in Membership.objects.filter(campaign_id=campaign_id).values_list("user_id", "role")
+    ]
+
+
+def _scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
+    return (
+        list(Scene.readers.through.objects.filter(scene_id=scene.pk).values_list("user_id", flat=True)),
+        list(Scene.writers.through.objects.filter(scene_id=scene.pk).values_list("user_id", flat=True)),
+    )
+
+
+def _excerpt(text: str) -> str:
+    from notifications.catalogue import EXCERPT_LENGTH
+
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_LENGTH else flat[: EXCERPT_LENGTH - 1] + "…"
+
+
+# --- Writing notifications ------------------------------------------------------------------------------
+
+
+def _tell(
+    user_ids: Iterable[int],
+    *,
+    campaign: Campaign,
+    kind: str,
+    key: str,
+    params: dict[str, Any],
+    scene: Scene | None = None,
+    post: Post | None = None,
+) -> list[Notification]:
+    """Write one notification per user (skipping those who already have ``key``) and schedule their mail.
+    Returns the notifications written now."""
+    wanted = set(user_ids)
+    if not wanted:
+        return []
+    existing = set(Notification.objects.filter(key=key, user_id__in=wanted).values_list("user_id", flat=True))
+    fresh = sorted(wanted - existing)
+    Notification.objects.bulk_create(
+        [
+            Notification(
+                user_id=uid, campaign=campaign, scene=scene, post=post, kind=kind, key=key, params=params, count=1
+            )
+            for uid in fresh
+        ],
+        ignore_conflicts=True,  # a concurrent replay of the same event: the first one wins
+    )
+    written = list(Notification.objects.filter(key=key, user_id__in=fresh))
+    schedule_immediate_mail(campaign, written)
+    return written
+
+
+def _post_params(post: Post, scene: Scene, campaign: Campaign) -> dict[str, Any]:
+    author = post.author.public_name if post.kind == PostKind.STORY else ""
+    if post.npc_name:
+        author = post.npc_name
+    elif post.character_id is not None and post.character is not None:
+        author = post.character.name
+    return {"campaign": campaign.title, "scene": scene.title, "author": author}
+
+
+def notify_post(post_id: int) -> int:
+    """A new post: whispers and mentions to their people, a batched line per scene to the other readers."""
+    post = Post.objects.select_related("scene__campaign", "author", "character").filter(pk=post_id).first()
+    if post is None or post.deleted_at is not None:
+        return 0
+    scene = post.scene
+    campaign = scene.campaign
+    members = members_of(campaign.pk)
+    readers, writers = _scene_lists(scene)
+    whisper_ids = list(post.whisper_to.values_list("id", flat=True))
+    told = policy.told_of_post(campaign, post, members, readers, writers, whisper_ids)
+    params = _post_params(post, scene, campaign)
+    personal = {**params, "excerpt": _excerpt(post.body_source)}
+    written = 0
+    whispered = told & set(whisper_ids) if post.recipients == Recipients.WHISPER else frozenset()
+    written += len(
+        _tell(
+            whispered,
+            campaign=campaign,
+            kind=Kind.WHISPER,
+            key=f"whisper:{post.pk}",
+            params=personal,
+            scene=scene,
+            post=post,
+        )
+    )
+    mentioned = (told - whispered) & mentioned_user_ids(post.body_source, campaign.pk)
+    written += len(
+        _tell(
+            mentioned,
+            campaign=campaign,
+            kind=Kind.MENTION,
+            key=f"mention:{post.pk}",
+            params=personal,
+            scene=scene,
+            post=post,
+        )
+    )
+    written += _batch_new_post(told - whispered - mentioned, campaign, scene, post, params)
+    return written
+
+
+def mentioned_user_ids(text: str, campaign_id: int) -> frozenset[int]:
+    """The members named ``@username`` in a post (case-insensitive; unknown names are plain text)."""
+    names = {m.lower() for m in MENTION_RE.findall(text)}
+    if not names:
+        return frozenset()
+    rows = Membership.objects.filter(campaign_id=campaign_id).values_list("user_id", "user__username")
+    return frozenset(uid for uid, username in rows if username.lower() in names)
+
+
+def _batch_new_post(
+    user_ids: Iterable[int], campaign: Campaign, scene: Scene, post: Post, params: dict[str, Any]
+) -> int:
+    """One unread line per user and scene: a later post raises its count instead of adding a line."""
+    wanted = set(user_ids)
+    if not wanted:
+        return 0
+    batched = Notification.objects.filter(user_id__in=wanted, kind=Kind.NEW_POSTS, scene=scene, read_at__isnull=True)
+    already = set(batched.values_list("user_id", flat=True))
+    if already:
+        # Only posts newer than the batch's last one count: a replayed event changes nothing.
+        batched.filter(user_id__in=already, post_id__lt=post.pk).update(
+            count=F("count") + 1, updated_at=timezone.now(), post=post
+        )
+    _tell(
+        wanted - already,
+        campaign=campaign,
+        kind=Kind.NEW_POSTS,
+        key=f"posts:{scene.pk}:{post.pk}",
+        params=params,
+        scene=scene,
+        post=post,
+    )
+    return len(wanted)
+
+
+def notify_flow(flow_id: int) -> int:
+    """A procedure waits for someone: each awaited step tells its people once (until they act in it)."""
+    flow = Flow.objects.select_related("scene__campaign").filter(pk=flow_id).first()
+    if flow is None or flow.status != FlowStatus.OPEN:
+        return 0
+    scene = flow.scene
+    campaign = scene.campaign
+    members = members_of(campaign.pk)
+    readers, writers = _scene_lists(scene)
+    written = 0
+    last_step = FlowStep.objects.filter(flow=flow).order_by("-id").values_list("id", flat=True).first() or 0
+    for entry in waiting_entries(flow.waiting_for):
+        told = policy.told_of_waiting_step(
+            campaign, scene, members, readers, writers, gm=entry.gm, user_ids=entry.users
+        )
+        params = {
+            "campaign": campaign.title,
+            "scene": scene.title,
+            "flow_id": flow.pk,
+            "step": entry.step,
+            "label_es": entry.label.es,
+            "label_en": entry.label.en,
+        }
+        # Keyed by the last step taken: the same wait after the same step is told once.
+        key = f"flow:{flow.pk}:{entry.step}:{last_step}"
+        written += len(_tell(told, campaign=campaign, kind=Kind.PROCEDURE_WAITING, key=key, params=params, scene=scene))
+    return written
+
+
+def notify_join_request(join_request_id: int, status: str, seq: int) -> int:
+    join_request = JoinRequest.objects.select_related("campaign", "user").filter(pk=join_request_id).first()
+    if join_request is None or status == RequestStatus.WITHDRAWN:
+        return 0
+    campaign = join_request.campaign
+    pending = status == RequestStatus.PENDING
+    told = policy.told_of_join_request(members_of(campaign.pk), requester_id=join_request.user_id, pending=pending)
+    params: dict[str, Any] = {"campaign": campaign.title, "user": join_request.user.public_name}
+    if pending:
+        kind = Kind.JOIN_REQUESTED
+    else:
+        kind = Kind.JOIN_ANSWERED
+        params["accepted"] = status == RequestStatus.ACCEPTED
+    return len(_tell(told, campaign=campaign, kind=kind, key=f"join:{join_request.pk}:{status}", params=params))
+
+
+def notify_character(character_id: int, status: str, seq: int) -> int:
+    character = Character.objects.select_related("campaign", "owner").filter(pk=character_id).first()
+    if character is None:
+        return 0
+    campaign = character.campaign
+    if status == CharacterStatus.PENDING:
+        kind, awaiting = Kind.CHARACTER_SUBMITTED, True
+    elif status == CharacterStatus.APPROVED:
+        kind, awaiting = Kind.CHARACTER_APPROVED, False
+    elif status == CharacterStatus.DRAFT and character.submitted_at is not None:
+        # Back to draft after it was sent: a GM returned it (a new character is a draft never submitted).
+        kind, awaiting = Kind.CHARACTER_RETURNED, False
+    else:
+        return 0
+    told = policy.told_of_character(members_of(campaign.pk), character, awaiting_approval=awaiting)
+    params = {
+        "campaign": campaign.title,
+        "character": character.name,
+        "character_id": character.pk,
+        "owner": character.owner.public_name if character.owner else "",
+    }
+    return len(_tell(told, campaign=campaign, kind=kind, key=f"character:{character.pk}:{status}:{seq}", params=params))
+
+
+def notify_event(log_id: int) -> int:
+    """Write the notifications one logged event calls for (the background task's work)."""
+    log = CampaignEventLog.objects.filter(pk=log_id).first()
+    if log is None:
+        return 0
+    data = log.data
+    handlers: dict[str, Callable[[], int]] = {
+        EventType.POST_CREATED: lambda: notify_post(int(data["post_id"])),
+        EventType.FLOW_CHANGED: lambda: notify_flow(int(data["flow_id"])),
+        EventType.JOIN_REQUEST_CHANGED: lambda: notify_join_request(
+            int(data["join_request_id"]), str(data["status"]), log.seq
+        ),
+        EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.seq),
+    }
+    handler = handlers.get(log.type)
+    return handler() if handler is not None else 0
+
+
+NOTIFIED_EVENT_TYPES = frozenset(
+    {EventType.POST_CREATED, EventType.FLOW_CHANGED, EventType.JOIN_REQUEST_CHANGED, EventType.CHARACTER_CHANGED}
+)
+
+
+# --- Reading marks --------------------------------------------------------------------------------------
+
+
+def mark_read(*, user: User, ids: Sequence[int] | None = None) -> int:
+    """Mark the user's notifications read (``ids`` None: all of them). Returns how many changed."""
+    unread = Notification.objects.filter(user=user, read_at__isnull=True)
+    if ids is not None:
+        unread = unread.filter(pk__in=list(ids))
+    return unread.update(read_at=timezone.now())
+
+
+# --- Choices --------------------------------------------------------------------------------------------
+
+
+def email_mode(user_id: int, campaign_id: int) -> str:
+    mode = (
+        CampaignPreference.objects.filter(user_id=user_id, campaign_id=campaign_id)
+        .values_list("email", flat=True)
+        .first()
+    )
+    return mode or settings.NOTIFICATION_EMAIL_DEFAULT
+
+
+def set_email_mode(*, user: User, campaign: Campaign, mode: str) -> CampaignPreference:
+    if mode not in EmailMode.values:
+        raise ValidationError({"email": _("Elige al momento, resumen diario o nunca.")})
+    if not policy.may_view_campaign(policy.viewer_for(user, campaign)):
+        raise PermissionDenied(_("No puedes ver esta partida."))
+    preference, _created = CampaignPreference.objects.update_or_create(
+        user=user, campaign=campaign, defaults={"email": mode}
+    )
+    return preference
+
+
+@transaction.atomic
+def rotate_feed_token(*, user: User) -> FeedToken:
+    """A new secret for the private feed: the old URL stops working at once."""
+    token, created = FeedToken.objects.select_for_update().get_or_create(user=user)
+    if not created:
+        token.token = new_feed_token()
+        token.save()
+    return token
+
+
+def feed_token(user: User) -> FeedToken:
+    token, _created = FeedToken.objects.get_or_create(user=user)
+    return token
+
+
+# --- Mail -----------------------------------------------------------------------------------------------
+
+
+def schedule_immediate_mail(campaign: Campaign, written: Sequence[Notification]) -> list[Delivery]:
+    """One delivery per notification whose user wants mail at once about this campaign, sent in the
+    background after commit."""
+    if not written:
+        return []
+    user_ids = {n.user_id for n in written}
+    modes = dict(
+        CampaignPreference.objects.filter(campaign=campaign, user_id__in=user_ids).values_list("user_id", "email")
+    )
+    with_address = set(User.objects.filter(pk__in=user_ids).exclude(email="").values_list("pk", flat=True))
+    deliveries = []
+    for n in written:
+        if modes.get(n.user_id, settings.NOTIFICATION_EMAIL_DEFAULT) != EmailMode.IMMEDIATE:
+            continue
+        if n.user_id not in with_address:
+            continue
+        delivery = _delivery(f"n:{n.pk}", n.user_id, campaign.pk, [n])
+        if delivery is not None:
+            deliveries.append(delivery)
+    return deliveries
+
+
+def _delivery(key: str, user_id: int, campaign_id: int, notifications: Sequence[Notification]) -> Delivery | None:
+    """Create the delivery ``key`` (None if it exists already) and send it after commit."""
+    from notifications import tasks
+
+    try:
+        with transaction.atomic():
+            delivery = Delivery.objects.create(key=key, user_id=user_id, campaign_id=campaign_id)
+    except IntegrityError:
+        return None
+    delivery.notifications.set(notifications)
+    transaction.on_commit(lambda: tasks.send_delivery.enqueue(delivery.pk))
+    return delivery
+
+
+def schedule_digests(now: Any = None) -> list[Delivery]:
+    """The daily digests: per user and campaign in daily mode, one mail with what the inbox got since the
+    last digest (and not read yet). Keyed by the day: running twice the same day sends nothing twice."""
+    now = now or timezone.now()
+    day = timezone.localdate(now).isoformat()
+    pending = Notification.objects.filter(digested=False, read_at__isnull=True).exclude(user__email="")
+    daily_pairs = set(CampaignPreference.objects.filter(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))
+    default_daily = settings.NOTIFICATION_EMAIL_DEFAULT == EmailMode.DAILY
+    other_pairs = set(CampaignPreference.objects.exclude(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))
+    groups: dict[tuple[int, int], list[Notification]] = {}
+    for n in pending.order_by("id"):
+        pair = (n.user_id, n.campaign_id)
+        if pair in daily_pairs or (default_daily and pair not in other_pairs):
+            groups.setdefault(pair, []).append(n)
+    deliveries = []
+    for (user_id, campaign_id), notes in groups.items():
+        with transaction.atomic():
+            delivery = _delivery(f"digest:{user_id}:{campaign_id}:{day}", user_id, campaign_id, notes)
+            Notification.objects.filter(pk__in=[n.pk for n in notes]).update(digested=True)
+        if delivery is not None:
+            deliveries.append(delivery)
+    return deliveries
+
+
+# --- Nudges ---------------------------------------------------------------------------------------------
+
+
+def owing_players(scene: Scene) -> list[int]:
+    """The players who owe a post in ``scene`` (the dashboard's list), except whoever wrote last there."""
+    from campaigns.dashboard import owed_posts
+
+    owed = owed_posts([scene.campaign]).get(scene.campaign_id, [])
+    last_author = (
+        Post.objects.filter(scene=scene, deleted_at__isnull=True, kind=PostKind.STORY)
+        .order_by("-id")
+        .values_list("author_id", flat=True)
+        .first()
+    )
+    return [o.user.pk for o in owed if o.scene.pk == scene.pk and o.user.pk != last_author]
+
+
+@transaction.atomic
+def nudge(*, actor: User, scene: Scene, user_ids: Sequence[int] | None = None) -> list[Notification]:
+    """A GM reminds the players who owe a post in ``scene`` (or some of them). Once per player and day."""
+    campaign = scene.campaign
+    viewer = policy.viewer_for(actor, campaign)
+    if not policy.may_nudge(viewer):
+        raise PermissionDenied(_("Solo un máster puede dar un toque a los jugadores."))
+    owing = owing_players(scene)
+    chosen = owing if user_ids is None else [uid for uid in owing if uid in set(user_ids)]
+    if not chosen:
+        raise ValidationError(_("Nadie debe un mensaje en esta escena."))
+    day = timezone.localdate().isoformat()
+    params = {"campaign": campaign.title, "scene": scene.title, "gm": actor.public_name}
+    return _tell(chosen, campaign=campaign, kind=Kind.NUDGE, key=f"nudge:{scene.pk}:{day}", params=params, scene=scene)
+
+
+def set_reminder(*, actor: User, campaign: Campaign, days: int) -> CampaignReminder:
+    if not policy.may_nudge(policy.viewer_for(actor, campaign)):
+        raise PermissionDenied(_("Solo un máster puede programar recordatorios."))
+    if not 0 <= days <= 60:
+        raise ValidationError({"days": _("Entre 0 (sin recordatorio) y 60 días.")})
+    reminder, _created = CampaignReminder.objects.update_or_create(campaign=campaign, defaults={"days": days})
+    return reminder
+
+
+def send_reminders(now: Any = None) -> int:
+    """The automatic reminders: in each campaign that set one, every player who owes a post in an open scene
+    silent for at least its days is told once per silence (keyed by the scene's last post)."""
+    from campaigns.dashboard import owed_posts
+
+    now = now or timezone.now()
+    written = 0
+    reminders = {r.campaign_id: r.days for r in CampaignReminder.objects.filter(days__gt=0)}
+    campaigns = list(Campaign.objects.filter(pk__in=reminders))
+    for campaign_id, lines in owed_posts(campaigns, now=now).items():
+        days = reminders[campaign_id]
+        for owed in lines:
+            scene = owed.scene
+            last = Post.objects.filter(scene=scene, deleted_at__isnull=True).order_by("-id").first()
+            since = last.created_at if last is not None else scene.created_at
+            if now - since < timedelta(days=days) or (last is not None and last.author_id == owed.user.pk):
+                continue
+            params = {"campaign": scene.campaign.title, "scene": scene.title, "days": (now - since).days}
+            key = f"reminder:{scene.pk}:{last.pk if last else 0}"
+            written += len(
+                _tell([owed.user.pk], campaign=scene.campaign, kind=Kind.REMINDER, key=key, params=params, scene=scene)
+            )
+    return written

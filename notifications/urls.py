@@ -1,0 +1,17 @@
+from django.urls import URLPattern, URLResolver, path
+
+from notifications import feeds, views
+
+app_name = "notifications"
+urlpatterns: list[URLPattern | URLResolver] = [
+    path("avisos/", views.inbox, name="inbox"),
+    path("avisos/contador/", views.unread_badge, name="badge"),
+    path("avisos/leidos/", views.mark_all_read, name="mark_all_read"),
+    path("avisos/<int:pk>/abrir/", views.open_notification, name="open"),
+    path("avisos/partidas/<int:campaign_id>/correo/", views.set_email, name="set_email"),
+    path("avisos/canal/renovar/", views.rotate_feed, name="rotate_feed"),
+    path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),
+    path("campaigns/<int:pk>/feed.atom", feeds.PublicCampaignFeed(), name="campaign_feed"),
+    path("scenes/<int:scene_id>/nudge/", views.nudge, name="nudge"),
+]

@@ -1,0 +1,130 @@
+"""Pages of the notifications: the inbox (with the mail choices and the private feed), the header count,
+one-click unsubscribe (no login: the link is signed), and the GM's nudge."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from accounts.models import User
+from campaigns import policy
+from campaigns.models import Campaign, Scene
+from campaigns.views.common import flash_validation_error, page_number, user_of
+from notifications import catalogue, mail, selectors, services
+from notifications.models import CampaignPreference, EmailMode
+
+PER_PAGE = 30
+
+
+@login_required
+@require_GET
+def inbox(request: HttpRequest) -> HttpResponse:
+    user = user_of(request)
+    page = Paginator(selectors.inbox(user), PER_PAGE).get_page(page_number(request.GET.get("page")))
+    for n in page.object_list:
+        n.sentence = catalogue.sentence(n)  # type: ignore[attr-defined]
+        n.quote = catalogue.excerpt(n)  # type: ignore[attr-defined]
+    token = services.feed_token(user)
+    context = {
+        "page": page,
+        "choices": selectors.email_choices(user),
+        "modes": EmailMode.choices,
+        "feed_url": request.build_absolute_uri(reverse("notifications:private_feed", args=[token.token])),
+    }
+    return render(request, "notifications/inbox.html", context)
+
+
+@login_required
+@require_GET
+def unread_badge(request: HttpRequest) -> HttpResponse:
+    """The header's count, as a fragment the header refreshes."""
+    return render(
+        request, "notifications/_badge.html", {"unread_notifications": selectors.unread_count(user_of(request))}
+    )
+
+
+@login_required
+@require_POST
+def open_notification(request: HttpRequest, pk: int) -> HttpResponse:
+    notification = get_object_or_404(selectors.inbox(user_of(request)), pk=pk)
+    services.mark_read(user=user_of(request), ids=[notification.pk])
+    return HttpResponseRedirect(catalogue.link(notification))
+
+
+@login_required
+@require_POST
+def mark_all_read(request: HttpRequest) -> HttpResponse:
+    services.mark_read(user=user_of(request))
+    return redirect("notifications:inbox")
+
+
+@login_required
+@require_POST
+def set_email(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign, pk=campaign_id)
+    try:
+        services.set_email_mode(user=user_of(request), campaign=campaign, mode=request.POST.get("email", ""))
+    except ValidationError as error:
+        flash_validation_error(request, error)
+    except PermissionDenied:
+        raise Http404 from None
+    else:
+        messages.success(request, _("Guardado."))
+    return redirect("notifications:inbox")
+
+
+@login_required
+@require_POST
+def rotate_feed(request: HttpRequest) -> HttpResponse:
+    services.rotate_feed_token(user=user_of(request))
+    messages.success(request, _("Nueva dirección del canal: la anterior ya no funciona."))
+    return redirect("notifications:inbox")
+
+
+@csrf_exempt  # the signed link is the credential: mail clients POST it in one click (RFC 8058)
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    signed = mail.read_unsubscribe_token(token)
+    if signed is None:
+        return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
+    user = User.objects.filter(pk=signed[0]).first()
+    campaign = Campaign.objects.filter(pk=signed[1]).first()
+    if user is None or campaign is None:
+        return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
+    current = CampaignPreference.objects.filter(user=user, campaign=campaign).values_list("email", flat=True).first()
+    already = current == EmailMode.OFF
+    if request.method == "POST" and not already:
+        CampaignPreference.objects.update_or_create(user=user, campaign=campaign, defaults={"email": EmailMode.OFF})
+        return render(request, "notifications/unsubscribe.html", {"done": True, "campaign": campaign})
+    return render(request, "notifications/unsubscribe.html", {"campaign": campaign, "already": already})
+
+
+@login_required
+@require_POST
+def nudge(request: HttpRequest, scene_id: int) -> HttpResponse:
+    scene = get_object_or_404(Scene.objects.select_related("campaign"), pk=scene_id)
+    viewer = policy.viewer_for(request.user, scene.campaign)
+    if not policy.may_view_campaign(viewer):
+        raise Http404
+    raw = request.POST.getlist("user")
+    user_ids = [int(v) for v in raw if v.isdigit()] or None
+    try:
+        told = services.nudge(actor=user_of(request), scene=scene, user_ids=user_ids)
+    except ValidationError as error:
+        flash_validation_error(request, error)
+    except PermissionDenied as denied:
+        messages.error(request, str(denied))
+    else:
+        if told:
+            messages.success(request, _("Toque enviado."))
+        else:
+            messages.info(request, _("Ya recibieron un toque hoy."))
+    return redirect("campaigns:dashboard")
