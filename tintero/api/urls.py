@@ -11,6 +11,7 @@ from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
 from characters import event_apis
+from notifications import api as notifications
 from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
@@ -97,6 +98,13 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("dashboard/", DashboardView.as_view(), name="dashboard"),
     # Live updates: what a socket missed (the socket itself is /ws/campaigns/<id>/)
     path("campaigns/<int:campaign_id>/events/", CampaignEventsView.as_view(), name="campaign-events"),
+    # Notifications: inbox, mail choices, the private feed's URL, nudges
+    path("notifications/", notifications.NotificationListView.as_view(), name="notifications"),
+    path("notifications/count/", notifications.UnreadCountView.as_view(), name="notifications-count"),
+    path("notifications/read/", notifications.MarkReadView.as_view(), name="notifications-read"),
+    path("notifications/preferences/", notifications.PreferencesView.as_view(), name="notification-preferences"),
+    path("notifications/feed/", notifications.FeedTokenView.as_view(), name="notification-feed"),
+    path("scenes/<int:scene_id>/nudge/", notifications.NudgeView.as_view(), name="scene-nudge"),
     # Characters, operations, ledgers, pools
     path("campaigns/<int:campaign_id>/characters/", characters.CampaignCharactersView.as_view(), name="characters"),
     path("characters/<int:character_id>/", characters.CharacterDetailView.as_view(), name="character"),

@@ -1,0 +1,203 @@
+"""The notifications in the REST API: list, mark read, unread count, mail choices, the private feed's
+secret URL (read and rotate), and the GM's nudge. Same policy and services as the pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from campaigns import policy
+from campaigns import selectors as campaign_selectors
+from campaigns.models import Campaign
+from notifications import catalogue, selectors, services
+from notifications.models import EmailMode, Kind, Notification
+from tintero.api.views.base import ApiView, errors
+
+
+class _CampaignRefOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    title = serializers.CharField()
+
+
+extend_schema_serializer(component_name="NotificationCampaign")(_CampaignRefOut)
+
+
+class NotificationOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Kind.choices)
+    text = serializers.SerializerMethodField(help_text="The notification in words, in the request's language.")
+    excerpt = serializers.SerializerMethodField(help_text="A quote of the post (whispers and mentions only).")
+    url = serializers.SerializerMethodField(help_text="The page it leads to (a path).")
+    campaign = _CampaignRefOut()
+    scene_id = serializers.IntegerField(allow_null=True)
+    post_id = serializers.IntegerField(allow_null=True)
+    count = serializers.IntegerField(help_text="Posts in a batch of new posts; 1 otherwise.")
+    read = serializers.BooleanField(source="is_read")
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+    def get_text(self, obj: Notification) -> str:
+        return catalogue.sentence(obj)
+
+    def get_excerpt(self, obj: Notification) -> str:
+        return catalogue.excerpt(obj)
+
+    def get_url(self, obj: Notification) -> str:
+        return catalogue.link(obj)
+
+
+class MarkReadIn(serializers.Serializer):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=500,
+        help_text="The notifications to mark read; omit to mark every one.",
+    )
+
+
+class UnreadCountOut(serializers.Serializer):
+    unread = serializers.IntegerField()
+
+
+class PreferenceOut(serializers.Serializer):
+    campaign = _CampaignRefOut()
+    email = serializers.ChoiceField(choices=EmailMode.choices, help_text="Mail about this campaign.")
+    chosen = serializers.BooleanField(help_text="False: the site's default applies.")
+
+
+class PreferenceIn(serializers.Serializer):
+    campaign = serializers.IntegerField(min_value=1)
+    email = serializers.ChoiceField(choices=EmailMode.choices)
+
+
+class FeedOut(serializers.Serializer):
+    url = serializers.CharField(help_text="The private Atom feed: secret; rotate it to revoke the old one.")
+
+
+class NudgeIn(serializers.Serializer):
+    user_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=100,
+        help_text="Only these players (among those who owe a post); omit for all of them.",
+    )
+
+
+class NudgeOut(serializers.Serializer):
+    told = serializers.ListField(child=serializers.IntegerField(), help_text="The users nudged now.")
+
+
+class NotificationListView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="My notifications",
+        description="Newest activity first, from the campaigns I may still see. `?unread=true`: unread only.",
+        parameters=[OpenApiParameter("unread", bool, required=False)],
+        responses={200: NotificationOut(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        items = selectors.inbox(request.user)  # type: ignore[arg-type]
+        if request.query_params.get("unread") in ("true", "1"):
+            items = items.filter(read_at__isnull=True)
+        return self.paginated(items, NotificationOut)
+
+
+class UnreadCountView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="My unread count", responses={200: UnreadCountOut, **errors(401)})
+    def get(self, request: Request) -> Response:
+        return self.render({"unread": selectors.unread_count(request.user)}, UnreadCountOut)  # type: ignore[arg-type]
+
+
+class MarkReadView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Mark notifications read",
+        description="The listed ones (others' ids are ignored), or all. Answers the unread count left.",
+        request=MarkReadIn,
+        responses={200: UnreadCountOut, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        ids = self.parse(MarkReadIn).get("ids")
+        services.mark_read(user=request.user, ids=ids)  # type: ignore[arg-type]
+        return self.render({"unread": selectors.unread_count(request.user)}, UnreadCountOut)  # type: ignore[arg-type]
+
+
+def _preferences(user: Any) -> list[dict[str, Any]]:
+    return [
+        {"campaign": campaign, "email": mode or settings.NOTIFICATION_EMAIL_DEFAULT, "chosen": mode is not None}
+        for campaign, mode in selectors.email_choices(user)
+    ]
+
+
+class PreferencesView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="My mail choices",
+        description="One line per campaign I belong to: immediate, daily digest or off.",
+        responses={200: PreferenceOut(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return self.paginated(_preferences(request.user), PreferenceOut)
+
+    @extend_schema(
+        summary="Choose mail for a campaign",
+        request=PreferenceIn,
+        responses={200: PreferenceOut, **errors(400, 401, 404)},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.parse(PreferenceIn)
+        campaign = get_object_or_404(
+            Campaign.objects.filter(policy.visible_campaigns_q(request.user)), pk=data["campaign"]
+        )
+        preference = services.set_email_mode(user=request.user, campaign=campaign, mode=data["email"])  # type: ignore[arg-type]
+        return self.render({"campaign": campaign, "email": preference.email, "chosen": True}, PreferenceOut)
+
+
+class FeedTokenView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    def _out(self, request: Request, token: str) -> Response:
+        url = request.build_absolute_uri(reverse("notifications:private_feed", args=[token]))
+        return self.render({"url": url}, FeedOut)
+
+    @extend_schema(summary="My private feed's URL", responses={200: FeedOut, **errors(401)})
+    def get(self, request: Request) -> Response:
+        return self._out(request, services.feed_token(request.user).token)  # type: ignore[arg-type]
+
+    @extend_schema(
+        summary="Rotate my private feed's URL",
+        description="A new secret URL; the old one stops working at once.",
+        request=None,
+        responses={200: FeedOut, **errors(401)},
+    )
+    def post(self, request: Request) -> Response:
+        return self._out(request, services.rotate_feed_token(user=request.user).token)  # type: ignore[arg-type]
+
+
+class NudgeView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Nudge the players who owe a post in a scene (GMs)",
+        description="Each player is nudged at most once a day per scene; `told` lists those nudged now.",
+        request=NudgeIn,
+        responses={200: NudgeOut, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, scene_id: int) -> Response:
+        scene, _viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+        user_ids = self.parse(NudgeIn).get("user_ids")
+        told = services.nudge(actor=request.user, scene=scene, user_ids=user_ids)  # type: ignore[arg-type]
+        return Response({"told": sorted(n.user_id for n in told)}, status=status.HTTP_200_OK)
