@@ -32,7 +32,10 @@ messages-update: install
 demo: migrate
 	$(PY) manage.py load_demo
 
+# The task worker (mail, digests, notifications) runs in the background and dies with the server.
 run: install messages demo
+	$(PY) manage.py run_task_worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install

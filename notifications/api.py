@@ -18,7 +18,7 @@ from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
 from notifications import catalogue, selectors, services
-from notifications.models import EmailMode, Kind, Notification
+from notifications.models import CampaignReminder, EmailMode, Kind, Notification
 from tintero.api.views.base import ApiView, errors
 
 
@@ -201,3 +201,35 @@ class NudgeView(ApiView):
         user_ids = self.parse(NudgeIn).get("user_ids")
         told = services.nudge(actor=request.user, scene=scene, user_ids=user_ids)  # type: ignore[arg-type]
         return Response({"told": sorted(n.user_id for n in told)}, status=status.HTTP_200_OK)
+
+
+class ReminderIn(serializers.Serializer):
+    days = serializers.IntegerField(min_value=0, max_value=60, help_text="Days of silence; 0: no reminder.")
+
+
+class ReminderOut(serializers.Serializer):
+    days = serializers.IntegerField(help_text="Days of silence before players who owe a post are reminded; 0: never.")
+
+
+class ReminderView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    def _campaign(self, request: Request, campaign_id: int) -> Campaign:
+        return get_object_or_404(Campaign.objects.filter(policy.visible_campaigns_q(request.user)), pk=campaign_id)
+
+    @extend_schema(summary="A campaign's automatic reminder", responses={200: ReminderOut, **errors(401, 404)})
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign = self._campaign(request, campaign_id)
+        days = CampaignReminder.objects.filter(campaign=campaign).values_list("days", flat=True).first() or 0
+        return self.render({"days": days}, ReminderOut)
+
+    @extend_schema(
+        summary="Set a campaign's automatic reminder (GMs)",
+        request=ReminderIn,
+        responses={200: ReminderOut, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign = self._campaign(request, campaign_id)
+        days = self.parse(ReminderIn)["days"]
+        reminder = services.set_reminder(actor=request.user, campaign=campaign, days=days)  # type: ignore[arg-type]
+        return self.render({"days": reminder.days}, ReminderOut)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import QuerySet
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.models import Campaign, Membership, Post, Scene
-from notifications.models import CampaignPreference, FeedToken, Notification
+from campaigns.models import Campaign, Membership, Post, Scene, Visibility
+from notifications.models import CampaignPreference, CampaignReminder, FeedToken, Notification
 
 
 def inbox(user: User) -> QuerySet[Notification]:
@@ -48,6 +50,35 @@ def public_feed_posts(campaign: Campaign, limit: int = 50) -> list[Post]:
 
 def email_choices(user: User) -> list[tuple[Campaign, str | None]]:
     """The user's campaigns with their mail choice (None: the default)."""
-    campaigns = [m.campaign for m in Membership.objects.filter(user=user).select_related("campaign").order_by("id")]
+    return [(line.campaign, line.email) for line in campaign_settings(user)]
+
+
+@dataclass(frozen=True)
+class CampaignSettings:
+    """One of the user's campaigns as the inbox's settings show it: their mail choice (None: the default)
+    and, where they may set it (``policy.may_nudge``), the campaign's automatic reminder (0: none)."""
+
+    campaign: Campaign
+    email: str | None
+    may_set_reminder: bool
+    reminder_days: int
+
+
+def campaign_settings(user: User) -> list[CampaignSettings]:
+    """Three queries whatever the number of campaigns."""
+    memberships = list(Membership.objects.filter(user=user).select_related("campaign").order_by("id"))
     chosen = dict(CampaignPreference.objects.filter(user=user).values_list("campaign_id", "email"))
-    return [(c, chosen.get(c.pk)) for c in campaigns]
+    days = dict(
+        CampaignReminder.objects.filter(campaign_id__in=[m.campaign_id for m in memberships]).values_list(
+            "campaign_id", "days"
+        )
+    )
+    lines = []
+    for m in memberships:
+        viewer = policy.Viewer(user.pk, m.campaign_id, m.campaign.visibility == Visibility.PUBLIC, m.role)
+        lines.append(
+            CampaignSettings(
+                m.campaign, chosen.get(m.campaign_id), policy.may_nudge(viewer), days.get(m.campaign_id, 0)
+            )
+        )
+    return lines

@@ -9,6 +9,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("avisos/leidos/", views.mark_all_read, name="mark_all_read"),
     path("avisos/<int:pk>/abrir/", views.open_notification, name="open"),
     path("avisos/partidas/<int:campaign_id>/correo/", views.set_email, name="set_email"),
+    path("avisos/partidas/<int:campaign_id>/recordatorio/", views.set_reminder, name="set_reminder"),
     path("avisos/canal/renovar/", views.rotate_feed, name="rotate_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),

@@ -3,6 +3,7 @@ one-click unsubscribe (no login: the link is signed), and the GM's nudge."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -18,7 +19,7 @@ from accounts.models import User
 from campaigns import policy
 from campaigns.models import Campaign, Scene
 from campaigns.views.common import flash_validation_error, page_number, user_of
-from notifications import catalogue, mail, selectors, services
+from notifications import catalogue, mail, push, selectors, services
 from notifications.models import CampaignPreference, EmailMode
 
 PER_PAGE = 30
@@ -35,8 +36,10 @@ def inbox(request: HttpRequest) -> HttpResponse:
     token = services.feed_token(user)
     context = {
         "page": page,
-        "choices": selectors.email_choices(user),
+        "campaign_lines": selectors.campaign_settings(user),
+        "push": push.status(),
         "modes": EmailMode.choices,
+        "default_mode": settings.NOTIFICATION_EMAIL_DEFAULT,
         "feed_url": request.build_absolute_uri(reverse("notifications:private_feed", args=[token.token])),
     }
     return render(request, "notifications/inbox.html", context)
@@ -76,6 +79,22 @@ def set_email(request: HttpRequest, campaign_id: int) -> HttpResponse:
         flash_validation_error(request, error)
     except PermissionDenied:
         raise Http404 from None
+    else:
+        messages.success(request, _("Guardado."))
+    return redirect("notifications:inbox")
+
+
+@login_required
+@require_POST
+def set_reminder(request: HttpRequest, campaign_id: int) -> HttpResponse:
+    campaign = get_object_or_404(Campaign.objects.filter(policy.visible_campaigns_q(request.user)), pk=campaign_id)
+    raw = request.POST.get("days", "")
+    try:
+        services.set_reminder(actor=user_of(request), campaign=campaign, days=int(raw) if raw.isdigit() else -1)
+    except ValidationError as error:
+        flash_validation_error(request, error)
+    except PermissionDenied as denied:
+        messages.error(request, str(denied))
     else:
         messages.success(request, _("Guardado."))
     return redirect("notifications:inbox")

@@ -117,3 +117,12 @@ def test_nudge_is_for_gms_and_tells_who_owes_a_post(told: Table) -> None:
     again = api(told.gm).post(f"/api/scenes/{told.scene.pk}/nudge/", {}, format="json").json()
     assert again == {"told": []}
     assert_error(api(told.outsider).post(f"/api/scenes/{told.listed_scene.pk}/nudge/", {}, format="json"), 404)
+
+
+def test_the_automatic_reminder_is_set_by_gms(told: Table) -> None:
+    url = f"/api/campaigns/{told.campaign.pk}/reminder/"
+    assert api(told.gm).get(url).json() == {"days": 0}
+    assert_error(api(told.player).post(url, {"days": 3}, format="json"), 403)
+    assert_error(api(told.gm).post(url, {"days": 99}, format="json"), 400, "days")
+    assert api(told.gm).post(url, {"days": 3}, format="json").json() == {"days": 3}
+    assert api(told.player).get(url).json() == {"days": 3}

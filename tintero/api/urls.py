@@ -105,6 +105,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("notifications/preferences/", notifications.PreferencesView.as_view(), name="notification-preferences"),
     path("notifications/feed/", notifications.FeedTokenView.as_view(), name="notification-feed"),
     path("scenes/<int:scene_id>/nudge/", notifications.NudgeView.as_view(), name="scene-nudge"),
+    path("campaigns/<int:campaign_id>/reminder/", notifications.ReminderView.as_view(), name="campaign-reminder"),
     # Characters, operations, ledgers, pools
     path("campaigns/<int:campaign_id>/characters/", characters.CampaignCharactersView.as_view(), name="characters"),
     path("characters/<int:character_id>/", characters.CharacterDetailView.as_view(), name="character"),
