@@ -57,11 +57,12 @@ format: install
 	$(PY) -m ruff format .
 
 # Rolls per second against the bare dice floor, Markdown rendering against bare markdown-it + nh3, then WebSocket fan-out (in-memory layer, and Redis layers
-# when REDIS_URL is set) against a bare Channels consumer.
+# when REDIS_URL is set) against a bare Channels consumer, then the notifications' fan-out against the post's own write.
 bench: install
 	$(PY) -m bench.rolls_bench
 	$(PY) -m bench.markdown_bench
 	$(PY) -m bench.fanout
+	$(PY) -m bench.notify_bench
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
