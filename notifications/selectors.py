@@ -82,3 +82,15 @@ def campaign_settings(user: User) -> list[CampaignSettings]:
             )
         )
     return lines
+
+
+def mention_names(scene: Scene, reader_ids: list[int], writer_ids: list[int]) -> list[dict[str, str]]:
+    """Whom a post in ``scene`` may mention (``@username``): the members who may read it. One query."""
+    campaign = scene.campaign
+    public = campaign.visibility == Visibility.PUBLIC
+    names = []
+    for m in Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username"):
+        viewer = policy.Viewer(m.user_id, campaign.pk, public, m.role)
+        if policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
+            names.append({"username": m.user.username, "name": m.user.public_name})
+    return names

@@ -15,4 +15,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),
     path("campaigns/<int:pk>/feed.atom", feeds.PublicCampaignFeed(), name="campaign_feed"),
     path("scenes/<int:scene_id>/nudge/", views.nudge, name="nudge"),
+    path("scenes/<int:scene_id>/mentions/", views.mention_names, name="mention_names"),
 ]

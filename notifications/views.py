@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from accounts.models import User
 from campaigns import policy
+from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign, Scene
 from campaigns.views.common import flash_validation_error, page_number, user_of
 from notifications import catalogue, mail, push, selectors, services
@@ -147,3 +148,11 @@ def nudge(request: HttpRequest, scene_id: int) -> HttpResponse:
         else:
             messages.info(request, _("Ya recibieron un toque hoy."))
     return redirect("campaigns:dashboard")
+
+
+@login_required
+@require_GET
+def mention_names(request: HttpRequest, scene_id: int) -> JsonResponse:
+    """The composer's mention suggestions: the members who may read the scene (404 for whoever may not)."""
+    scene, _viewer, readers, writers = campaign_selectors.scene_for(request.user, scene_id)
+    return JsonResponse({"results": selectors.mention_names(scene, readers, writers)})

@@ -89,3 +89,13 @@ def test_the_gm_nudges_from_the_dashboard(posted: Table) -> None:
     assert not Notification.objects.filter(user=posted.player2, kind="nudge").exists()
     client_for(posted.player).post(f"/scenes/{posted.scene.pk}/nudge/")
     assert Notification.objects.filter(kind="nudge").count() == 1
+
+
+def test_mention_suggestions_are_the_members_who_read_the_scene(posted: Table) -> None:
+    names = client_for(posted.player).get(f"/scenes/{posted.listed_scene.pk}/mentions/").json()["results"]
+    assert {n["username"] for n in names} == {"gm", "player"}
+    everyone = client_for(posted.player2).get(f"/scenes/{posted.scene.pk}/mentions/").json()["results"]
+    assert {n["username"] for n in everyone} == {"gm", "player", "player2", "reader"}
+    assert client_for(posted.player2).get(f"/scenes/{posted.listed_scene.pk}/mentions/").status_code == 404
+    page = client_for(posted.player).get(f"/scenes/{posted.scene.pk}/").content.decode()
+    assert f'data-mention-source="/scenes/{posted.scene.pk}/mentions/"' in page and "js/mentions.js" in page
