@@ -638,3 +638,22 @@ def still_told(viewer: Viewer) -> bool:
     """A notification stays in the inbox, the feeds and the mail only while its campaign is visible to its
     recipient (a private campaign they left no longer speaks to them)."""
     return may_view_campaign(viewer)
+
+
+def may_request_roll(viewer: Viewer) -> bool:
+    """Ask a player for a roll in a scene (it shows pre-filled in their composer): GMs."""
+    return viewer.is_gm
+
+
+def may_be_asked_to_roll(
+    viewer: Viewer, scene: Scene, character: Character, reader_ids: Iterable[int], writer_ids: Iterable[int]
+) -> bool:
+    """A roll is asked of a player's approved character, from its player, who must be able to write the
+    scene to answer."""
+    return (
+        not character.is_npc
+        and character.status == CharacterStatus.APPROVED
+        and character.campaign_id == viewer.campaign_id
+        and character.owner_id == viewer.user_id
+        and may_write_scene(viewer, scene, reader_ids, writer_ids)
+    )

@@ -8,8 +8,10 @@ from typing import Any
 from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,8 +19,9 @@ from rest_framework.response import Response
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
+from characters.models import Character
 from notifications import catalogue, selectors, services
-from notifications.models import CampaignReminder, EmailMode, Kind, Notification
+from notifications.models import CampaignReminder, EmailMode, Kind, Notification, RollRequest, RollRequestStatus
 from tintero.api.views.base import ApiView, errors
 
 
@@ -233,3 +236,72 @@ class ReminderView(ApiView):
         days = self.parse(ReminderIn)["days"]
         reminder = services.set_reminder(actor=request.user, campaign=campaign, days=days)  # type: ignore[arg-type]
         return self.render({"days": reminder.days}, ReminderOut)
+
+
+class RollRequestIn(serializers.Serializer):
+    character = serializers.IntegerField(min_value=1, help_text="An approved player character of the campaign.")
+    expression = serializers.CharField(max_length=200, help_text="Dice notation, e.g. `4dF+2` or `3d6`.")
+    label = serializers.CharField(  # type: ignore[assignment]  # the field's name, not Field.label
+        max_length=120, required=False, allow_blank=True, help_text="What the roll is for."
+    )
+
+
+class RollRequestOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    scene_id = serializers.IntegerField()
+    character_id = serializers.IntegerField()
+    expression = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # the field's name, not Field.label
+    status = serializers.ChoiceField(choices=RollRequestStatus.choices)
+    answered_post_id = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class SceneRollRequestsView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Open roll requests of a scene",
+        description="A GM sees every open request; a player those for their own characters.",
+        responses={200: RollRequestOut(many=True), **errors(401, 404)},
+    )
+    def get(self, request: Request, scene_id: int) -> Response:
+        scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+        return self.paginated(selectors.scene_roll_requests(viewer, scene), RollRequestOut)
+
+    @extend_schema(
+        summary="Ask a player for a roll (GMs)",
+        description="The player is notified and finds the roll pre-filled in the scene's composer; their next "
+        "post with a roll for that character answers it.",
+        request=RollRequestIn,
+        responses={201: RollRequestOut, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, scene_id: int) -> Response:
+        scene, _viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+        data = self.parse(RollRequestIn)
+        character = Character.objects.filter(pk=data["character"], campaign_id=scene.campaign_id).first()
+        if character is None:
+            raise ValidationError({"character": [_("Elige un personaje de la partida.")]})
+        created = services.request_roll(
+            actor=request.user,  # type: ignore[arg-type]
+            scene=scene,
+            character=character,
+            expression=data["expression"],
+            label=data.get("label", ""),
+        )
+        return self.render(created, RollRequestOut, status=201)
+
+
+class RollRequestCancelView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Withdraw a roll request (GMs)",
+        request=None,
+        responses={200: RollRequestOut, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, request_id: int) -> Response:
+        roll_request = get_object_or_404(RollRequest, pk=request_id)
+        campaign_selectors.scene_for(request.user, roll_request.scene_id)
+        cancelled = services.cancel_roll_request(actor=request.user, request=roll_request)  # type: ignore[arg-type]
+        return self.render(cancelled, RollRequestOut)

@@ -14,8 +14,9 @@ character_returned  my character was sent back to draft            ``told_of_cha
 join_answered       my join request was accepted or refused        ``told_of_join_request``: the requester
 join_requested      someone asks to join (GMs)                     ``told_of_join_request``: the GMs
 character_submitted a character awaits approval (GMs)              ``told_of_character``: the GMs
-nudge               a GM reminds me I owe a post in a scene        ``may_be_nudged``: players who may write it
-reminder            N days of silence in a scene I owe a post to   ``may_be_nudged``
+nudge               a GM reminds me I owe a post in a scene        ``owed_posts`` (``may_write_scene``): players
+reminder            N days of silence in a scene I owe a post to   ``owed_posts`` (``may_write_scene``)
+roll_requested      a GM asks my character for a roll              ``may_be_asked_to_roll``: its player
 =================== ============================================== ===============================================
 
 The words are built here, in the reader's language, from the notification's ``params`` (names and titles
@@ -24,6 +25,9 @@ the same sentence. An excerpt of the post is kept only for a whisper or a mentio
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 from django.urls import reverse
 from django.utils import translation
@@ -35,48 +39,77 @@ from notifications.models import Kind, Notification
 EXCERPT_LENGTH = 160
 
 
-def _sentence(n: Notification) -> str:  # noqa: C901 - one branch per kind, a flat table of words
-    p = n.params
-    scene = p.get("scene", "")
-    if n.kind == Kind.NEW_POSTS:
-        return ngettext(
-            "%(count)d mensaje nuevo en «%(scene)s»", "%(count)d mensajes nuevos en «%(scene)s»", n.count
-        ) % {"count": n.count, "scene": scene}
-    if n.kind == Kind.WHISPER:
-        return _("%(author)s te susurra en «%(scene)s»") % {"author": p.get("author", ""), "scene": scene}
-    if n.kind == Kind.MENTION:
-        return _("%(author)s te menciona en «%(scene)s»") % {"author": p.get("author", ""), "scene": scene}
-    if n.kind == Kind.PROCEDURE_WAITING:
-        label = p.get("label_en" if translation.get_language() == "en" else "label_es", "")
-        return _("Un procedimiento te espera en «%(scene)s»: %(step)s") % {"scene": scene, "step": label}
-    if n.kind == Kind.CHARACTER_APPROVED:
-        return _("Tu personaje %(character)s está aprobado") % {"character": p.get("character", "")}
-    if n.kind == Kind.CHARACTER_RETURNED:
-        return _("Tu personaje %(character)s ha vuelto a borrador para cambios") % {"character": p.get("character", "")}
-    if n.kind == Kind.JOIN_ANSWERED:
-        if p.get("accepted"):
-            return _("Tu solicitud para unirte a «%(campaign)s» ha sido aceptada") % {"campaign": p.get("campaign", "")}
-        return _("Tu solicitud para unirte a «%(campaign)s» ha sido rechazada") % {"campaign": p.get("campaign", "")}
-    if n.kind == Kind.JOIN_REQUESTED:
-        return _("%(user)s pide unirse a «%(campaign)s»") % {
-            "user": p.get("user", ""),
-            "campaign": p.get("campaign", ""),
-        }
-    if n.kind == Kind.CHARACTER_SUBMITTED:
-        return _("%(owner)s envía a %(character)s para aprobación") % {
-            "owner": p.get("owner", ""),
-            "character": p.get("character", ""),
-        }
-    if n.kind == Kind.NUDGE:
-        return _("%(gm)s te recuerda que te toca escribir en «%(scene)s»") % {"gm": p.get("gm", ""), "scene": scene}
-    if n.kind == Kind.REMINDER:
-        days = int(p.get("days", 0))
-        return ngettext(
-            "Hace %(days)d día que esperan tu mensaje en «%(scene)s»",
-            "Hace %(days)d días que esperan tu mensaje en «%(scene)s»",
-            days,
-        ) % {"days": days, "scene": scene}
-    return _("Aviso")
+def _new_posts(n: Notification, p: dict[str, Any]) -> str:
+    return ngettext("%(count)d mensaje nuevo en «%(scene)s»", "%(count)d mensajes nuevos en «%(scene)s»", n.count) % {
+        "count": n.count,
+        "scene": p.get("scene", ""),
+    }
+
+
+def _waiting(n: Notification, p: dict[str, Any]) -> str:
+    label = p.get("label_en" if translation.get_language() == "en" else "label_es", "")
+    return _("Un procedimiento te espera en «%(scene)s»: %(step)s") % {"scene": p.get("scene", ""), "step": label}
+
+
+def _join_answered(n: Notification, p: dict[str, Any]) -> str:
+    if p.get("accepted"):
+        return _("Tu solicitud para unirte a «%(campaign)s» ha sido aceptada") % {"campaign": p.get("campaign", "")}
+    return _("Tu solicitud para unirte a «%(campaign)s» ha sido rechazada") % {"campaign": p.get("campaign", "")}
+
+
+def _reminder(n: Notification, p: dict[str, Any]) -> str:
+    days = int(p.get("days", 0))
+    return ngettext(
+        "Hace %(days)d día que esperan tu mensaje en «%(scene)s»",
+        "Hace %(days)d días que esperan tu mensaje en «%(scene)s»",
+        days,
+    ) % {"days": days, "scene": p.get("scene", "")}
+
+
+def _roll_requested(n: Notification, p: dict[str, Any]) -> str:
+    return _("%(gm)s te pide una tirada en «%(scene)s»: %(label)s") % {
+        "gm": p.get("gm", ""),
+        "scene": p.get("scene", ""),
+        "label": p.get("label") or p.get("expression", ""),
+    }
+
+
+# One function per kind: the words, from the params the recipient may read.
+_WORDS: dict[str, Callable[[Notification, dict[str, Any]], str]] = {
+    Kind.NEW_POSTS: _new_posts,
+    Kind.WHISPER: lambda n, p: (
+        _("%(author)s te susurra en «%(scene)s»") % {"author": p.get("author", ""), "scene": p.get("scene", "")}
+    ),
+    Kind.MENTION: lambda n, p: (
+        _("%(author)s te menciona en «%(scene)s»") % {"author": p.get("author", ""), "scene": p.get("scene", "")}
+    ),
+    Kind.PROCEDURE_WAITING: _waiting,
+    Kind.CHARACTER_APPROVED: lambda n, p: (
+        _("Tu personaje %(character)s está aprobado") % {"character": p.get("character", "")}
+    ),
+    Kind.CHARACTER_RETURNED: lambda n, p: (
+        _("Tu personaje %(character)s ha vuelto a borrador para cambios") % {"character": p.get("character", "")}
+    ),
+    Kind.JOIN_ANSWERED: _join_answered,
+    Kind.JOIN_REQUESTED: lambda n, p: (
+        _("%(user)s pide unirse a «%(campaign)s»") % {"user": p.get("user", ""), "campaign": p.get("campaign", "")}
+    ),
+    Kind.CHARACTER_SUBMITTED: lambda n, p: (
+        _("%(owner)s envía a %(character)s para aprobación")
+        % {"owner": p.get("owner", ""), "character": p.get("character", "")}
+    ),
+    Kind.NUDGE: lambda n, p: (
+        _("%(gm)s te recuerda que te toca escribir en «%(scene)s»")
+        % {"gm": p.get("gm", ""), "scene": p.get("scene", "")}
+    ),
+    Kind.REMINDER: _reminder,
+    Kind.ROLL_REQUESTED: _roll_requested,
+}
+
+
+def _sentence(n: Notification) -> str:
+    words = _WORDS.get(n.kind)
+    return words(n, n.params) if words is not None else _("Aviso")
 
 
 def sentence(n: Notification, language: str | None = None) -> str:

@@ -29,6 +29,7 @@ class Kind(models.TextChoices):
     CHARACTER_SUBMITTED = "character_submitted", _("Personaje por aprobar")
     NUDGE = "nudge", _("Te toca escribir")
     REMINDER = "reminder", _("Recordatorio")
+    ROLL_REQUESTED = "roll_requested", _("Tirada pedida")
 
 
 class Notification(models.Model):
@@ -140,3 +141,34 @@ class CampaignReminder(models.Model):
 
     def __str__(self) -> str:
         return f"reminder of {self.campaign_id} after {self.days} days"
+
+
+class RollRequestStatus(models.TextChoices):
+    OPEN = "open", _("Pendiente")
+    ANSWERED = "answered", _("Respondida")
+    CANCELLED = "cancelled", _("Retirada")
+
+
+class RollRequest(models.Model):
+    """A GM asks a player for a roll in a scene: it shows pre-filled in the player's composer, and the
+    player's next post with a roll for that character answers it."""
+
+    campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="+")
+    scene = models.ForeignKey("campaigns.Scene", on_delete=models.CASCADE, related_name="+")
+    character = models.ForeignKey("characters.Character", on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    expression = models.CharField(_("tirada"), max_length=200)
+    label = models.CharField(_("motivo"), max_length=120, blank=True)
+    status = models.CharField(max_length=10, choices=RollRequestStatus.choices, default=RollRequestStatus.OPEN)
+    answered_post = models.ForeignKey(
+        "campaigns.Post", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    answered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["scene", "status"], name="roll_request_scene_status")]
+
+    def __str__(self) -> str:
+        return f"{self.expression} from {self.character_id} in {self.scene_id} ({self.status})"

@@ -9,7 +9,14 @@ from django.db.models import QuerySet
 from accounts.models import User
 from campaigns import policy
 from campaigns.models import Campaign, Membership, Post, Scene, Visibility
-from notifications.models import CampaignPreference, CampaignReminder, FeedToken, Notification
+from notifications.models import (
+    CampaignPreference,
+    CampaignReminder,
+    FeedToken,
+    Notification,
+    RollRequest,
+    RollRequestStatus,
+)
 
 
 def inbox(user: User) -> QuerySet[Notification]:
@@ -94,3 +101,30 @@ def mention_names(scene: Scene, reader_ids: list[int], writer_ids: list[int]) ->
         if policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
             names.append({"username": m.user.username, "name": m.user.public_name})
     return names
+
+
+def scene_roll_requests(viewer: policy.Viewer, scene: Scene) -> list[RollRequest]:
+    """The open roll requests of a scene the viewer may see: all of them for a GM, their own characters'
+    for a player. One query."""
+    open_requests = RollRequest.objects.filter(scene=scene, status=RollRequestStatus.OPEN).select_related("character")
+    if policy.may_request_roll(viewer):
+        return list(open_requests)
+    if viewer.user_id is None:
+        return []
+    return list(open_requests.filter(character__owner_id=viewer.user_id))
+
+
+def composer_initial(viewer: policy.Viewer, scene: Scene) -> tuple[RollRequest | None, dict[str, object]]:
+    """The viewer's oldest open roll request in the scene, and the composer's initial data answering it."""
+    if policy.may_request_roll(viewer):
+        return None, {}
+    mine = scene_roll_requests(viewer, scene)
+    if not mine:
+        return None, {}
+    request = mine[0]
+    return request, {
+        "voice": "character",
+        "character": request.character_id,
+        "roll_expression": request.expression,
+        "roll_label": request.label,
+    }

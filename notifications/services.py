@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -43,9 +44,11 @@ from notifications.models import (
     FeedToken,
     Kind,
     Notification,
+    RollRequest,
+    RollRequestStatus,
     new_feed_token,
 )
-from rolls.models import Flow, FlowStatus, FlowStep
+from rolls.models import Flow, FlowStatus, FlowStep, Roll
 from rulesets.kit.procedures import waiting_entries
 
 MENTION_RE = re.compile(r"(?<![\w@])@([\w.+-]{1,150})")
@@ -274,13 +277,20 @@ def notify_event(log_id: int) -> int:
             int(data["join_request_id"]), str(data["status"]), log.seq
         ),
         EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.seq),
+        EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)
     return handler() if handler is not None else 0
 
 
 NOTIFIED_EVENT_TYPES = frozenset(
-    {EventType.POST_CREATED, EventType.FLOW_CHANGED, EventType.JOIN_REQUEST_CHANGED, EventType.CHARACTER_CHANGED}
+    {
+        EventType.POST_CREATED,
+        EventType.FLOW_CHANGED,
+        EventType.JOIN_REQUEST_CHANGED,
+        EventType.CHARACTER_CHANGED,
+        EventType.ROLL_MADE,
+    }
 )
 
 
@@ -461,3 +471,92 @@ def send_reminders(now: Any = None) -> int:
                 _tell([owed.user.pk], campaign=scene.campaign, kind=Kind.REMINDER, key=key, params=params, scene=scene)
             )
     return written
+
+
+# --- Roll requests --------------------------------------------------------------------------------------
+
+
+def _check_expression(expression: str) -> str:
+    from systems.errors import RulesError
+    from systems.generic.parse import parse
+
+    expression = expression.strip()
+    if not expression or len(expression) > 200:
+        raise ValidationError({"expression": _("Escribe la tirada en notación de dados, como 3d6+2 o 4dF.")})
+    try:
+        parse(expression)
+    except RulesError as error:
+        raise ValidationError({"expression": error.message(get_language() or "es")}) from None
+    return expression
+
+
+@transaction.atomic
+def request_roll(*, actor: User, scene: Scene, character: Character, expression: str, label: str = "") -> RollRequest:
+    """A GM asks a character's player for a roll in ``scene``; the player is told and finds it pre-filled."""
+    campaign = scene.campaign
+    viewer = policy.viewer_for(actor, campaign)
+    if not policy.may_request_roll(viewer):
+        raise PermissionDenied(_("Solo un máster puede pedir tiradas."))
+    readers, writers = _scene_lists(scene)
+    owner_id = character.owner_id
+    if owner_id is None:
+        raise ValidationError({"character": _("Ese personaje no puede responder en esta escena.")})
+    owner_role = Membership.objects.filter(campaign=campaign, user_id=owner_id).values_list("role", flat=True).first()
+    owner = policy.Viewer(owner_id, campaign.pk, viewer.campaign_public, owner_role)
+    if character.campaign_id != campaign.pk or not policy.may_be_asked_to_roll(
+        owner, scene, character, readers, writers
+    ):
+        raise ValidationError({"character": _("Ese personaje no puede responder en esta escena.")})
+    label = label.strip()
+    if len(label) > 120:
+        raise ValidationError({"label": _("Como mucho 120 caracteres.")})
+    request = RollRequest.objects.create(
+        campaign=campaign,
+        scene=scene,
+        character=character,
+        requested_by=actor,
+        expression=_check_expression(expression),
+        label=label,
+    )
+    params = {
+        "campaign": campaign.title,
+        "scene": scene.title,
+        "gm": actor.public_name,
+        "character": character.name,
+        "expression": request.expression,
+        "label": label,
+    }
+    assert character.owner_id is not None  # may_be_asked_to_roll: a player's character
+    _tell(
+        [character.owner_id],
+        campaign=campaign,
+        kind=Kind.ROLL_REQUESTED,
+        key=f"rollrequest:{request.pk}",
+        params=params,
+        scene=scene,
+    )
+    return request
+
+
+@transaction.atomic
+def cancel_roll_request(*, actor: User, request: RollRequest) -> RollRequest:
+    request = RollRequest.objects.select_for_update().select_related("campaign").get(pk=request.pk)
+    if not policy.may_request_roll(policy.viewer_for(actor, request.campaign)):
+        raise PermissionDenied(_("Solo un máster puede retirar una petición de tirada."))
+    if request.status != RollRequestStatus.OPEN:
+        raise ValidationError(_("Esta petición ya está cerrada."))
+    request.status = RollRequestStatus.CANCELLED
+    request.answered_at = timezone.now()
+    request.save()
+    return request
+
+
+def answer_roll_requests(roll_id: int) -> int:
+    """A roll made by a character's player, with a post, answers that character's open requests in the
+    scene (the post is the answer). Returns how many it closed."""
+    roll = Roll.objects.filter(pk=roll_id).select_related("character").first()
+    if roll is None or roll.post_id is None or roll.character is None or roll.roller_id != roll.character.owner_id:
+        return 0
+    return RollRequest.objects.filter(
+        scene_id=roll.scene_id, character_id=roll.character.pk, status=RollRequestStatus.OPEN
+    ).update(status=RollRequestStatus.ANSWERED, answered_post_id=roll.post_id, answered_at=timezone.now())

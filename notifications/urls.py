@@ -16,4 +16,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/feed.atom", feeds.PublicCampaignFeed(), name="campaign_feed"),
     path("scenes/<int:scene_id>/nudge/", views.nudge, name="nudge"),
     path("scenes/<int:scene_id>/mentions/", views.mention_names, name="mention_names"),
+    path("scenes/<int:scene_id>/roll-requests/", views.roll_request_create, name="roll_request_create"),
+    path("roll-requests/<int:pk>/cancel/", views.roll_request_cancel, name="roll_request_cancel"),
 ]

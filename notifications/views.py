@@ -20,8 +20,9 @@ from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign, Scene
 from campaigns.views.common import flash_validation_error, page_number, user_of
+from characters.models import Character
 from notifications import catalogue, mail, push, selectors, services
-from notifications.models import CampaignPreference, EmailMode
+from notifications.models import CampaignPreference, EmailMode, RollRequest
 
 PER_PAGE = 30
 
@@ -156,3 +157,42 @@ def mention_names(request: HttpRequest, scene_id: int) -> JsonResponse:
     """The composer's mention suggestions: the members who may read the scene (404 for whoever may not)."""
     scene, _viewer, readers, writers = campaign_selectors.scene_for(request.user, scene_id)
     return JsonResponse({"results": selectors.mention_names(scene, readers, writers)})
+
+
+@login_required
+@require_POST
+def roll_request_create(request: HttpRequest, scene_id: int) -> HttpResponse:
+    scene, _viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+    raw = request.POST.get("character", "")
+    character = Character.objects.filter(pk=int(raw), campaign_id=scene.campaign_id).first() if raw.isdigit() else None
+    try:
+        if character is None:
+            raise ValidationError({"character": _("Elige un personaje de la partida.")})
+        services.request_roll(
+            actor=user_of(request),
+            scene=scene,
+            character=character,
+            expression=request.POST.get("expression", ""),
+            label=request.POST.get("label", ""),
+        )
+    except ValidationError as error:
+        flash_validation_error(request, error)
+    except PermissionDenied as denied:
+        messages.error(request, str(denied))
+    else:
+        messages.success(request, _("Tirada pedida."))
+    return redirect(scene)
+
+
+@login_required
+@require_POST
+def roll_request_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    roll_request = get_object_or_404(RollRequest.objects.select_related("scene"), pk=pk)
+    campaign_selectors.scene_for(request.user, roll_request.scene_id)  # 404 for whoever may not read it
+    try:
+        services.cancel_roll_request(actor=user_of(request), request=roll_request)
+    except ValidationError as error:
+        flash_validation_error(request, error)
+    except PermissionDenied as denied:
+        messages.error(request, str(denied))
+    return redirect(roll_request.scene)

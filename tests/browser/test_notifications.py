@@ -49,3 +49,26 @@ def test_the_header_count_rises_live_when_someone_whispers_to_me(live_page_for: 
     gm.click("#composer button[type=submit]")
     me.locator("#notifications-link .badge[data-unread='1']").wait_for()
     assert me.evaluate("window.__notReloaded") is True
+
+
+def test_a_roll_request_is_pre_filled_and_the_answer_closes_it(live_page_for: Any) -> None:
+    from notifications.models import RollRequest, RollRequestStatus
+
+    table = build_table(Visibility.PUBLIC, prefix="n3_")
+    scene = f"/scenes/{table.scene.pk}/"
+    gm = open_live(live_page_for(table.gm), scene)
+    gm.select_option("#rr-character", str(table.character.pk))
+    gm.fill("#rr-expression", "2d6+1")
+    gm.fill("#rr-label", "Trepar")
+    gm.click(".roll-request-form button[type=submit]")
+    gm.locator("#roll-requests [data-roll-request]").wait_for()
+    request = RollRequest.objects.get()
+    player = open_live(live_page_for(table.player), scene)
+    player.locator(f".roll-request-notice[data-roll-request='{request.pk}']").wait_for()
+    assert player.input_value("#composer input[name=roll_expression]") == "2d6+1"
+    assert player.input_value("#composer input[name=roll_label]") == "Trepar"
+    player.fill("#composer textarea[name=body]", "Trepo por la hiedra.")
+    player.click("#composer button[type=submit]")
+    player.locator("#posts").get_by_text("Trepo por la hiedra.").wait_for()
+    request.refresh_from_db()
+    assert request.status == RollRequestStatus.ANSWERED

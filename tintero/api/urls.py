@@ -106,6 +106,12 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("notifications/feed/", notifications.FeedTokenView.as_view(), name="notification-feed"),
     path("scenes/<int:scene_id>/nudge/", notifications.NudgeView.as_view(), name="scene-nudge"),
     path("campaigns/<int:campaign_id>/reminder/", notifications.ReminderView.as_view(), name="campaign-reminder"),
+    path("scenes/<int:scene_id>/roll-requests/", notifications.SceneRollRequestsView.as_view(), name="roll-requests"),
+    path(
+        "roll-requests/<int:request_id>/cancel/",
+        notifications.RollRequestCancelView.as_view(),
+        name="roll-request-cancel",
+    ),
     # Characters, operations, ledgers, pools
     path("campaigns/<int:campaign_id>/characters/", characters.CampaignCharactersView.as_view(), name="characters"),
     path("characters/<int:character_id>/", characters.CharacterDetailView.as_view(), name="character"),
