@@ -21,7 +21,15 @@ from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
 from characters.models import Character
 from notifications import catalogue, selectors, services
-from notifications.models import CampaignReminder, EmailMode, Kind, Notification, RollRequest, RollRequestStatus
+from notifications.models import (
+    CampaignReminder,
+    EmailMode,
+    Kind,
+    Notification,
+    QuietHours,
+    RollRequest,
+    RollRequestStatus,
+)
 from tintero.api.views.base import ApiView, errors
 
 
@@ -305,3 +313,39 @@ class RollRequestCancelView(ApiView):
         campaign_selectors.scene_for(request.user, roll_request.scene_id)
         cancelled = services.cancel_roll_request(actor=request.user, request=roll_request)  # type: ignore[arg-type]
         return self.render(cancelled, RollRequestOut)
+
+
+class QuietHoursIo(serializers.Serializer):
+    start = serializers.IntegerField(
+        min_value=0, max_value=23, allow_null=True, help_text="Hour (server time); null: none."
+    )
+    end = serializers.IntegerField(
+        min_value=0, max_value=23, allow_null=True, help_text="Hour it ends; may be past midnight."
+    )
+
+
+extend_schema_serializer(component_name="QuietHours")(QuietHoursIo)
+
+
+class QuietHoursView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    def _out(self, request: Request) -> Response:
+        quiet = QuietHours.objects.filter(user=request.user).first()  # type: ignore[misc]
+        data = {"start": quiet.start, "end": quiet.end} if quiet else {"start": None, "end": None}
+        return self.render(data, QuietHoursIo)
+
+    @extend_schema(summary="My quiet hours", responses={200: QuietHoursIo, **errors(401)})
+    def get(self, request: Request) -> Response:
+        return self._out(request)
+
+    @extend_schema(
+        summary="Set my quiet hours",
+        description="Mail waits until they end. Both null: no quiet hours.",
+        request=QuietHoursIo,
+        responses={200: QuietHoursIo, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.parse(QuietHoursIo)
+        services.set_quiet_hours(user=request.user, start=data.get("start"), end=data.get("end"))  # type: ignore[arg-type]
+        return self._out(request)

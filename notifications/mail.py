@@ -94,11 +94,13 @@ def _still_told(delivery: Delivery) -> list[Notification]:
 
 
 def _claim(delivery_id: int) -> bool:
-    """Mark before: only one runner moves a delivery to ``sending``; everyone else leaves it alone."""
+    """Mark before: only one runner moves a delivery to ``sending``; everyone else leaves it alone. A mail
+    held by quiet hours is not claimed before they end."""
+    now = timezone.now()
     return bool(
-        Delivery.objects.filter(pk=delivery_id, status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED]).update(
-            status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=timezone.now()
-        )
+        Delivery.objects.filter(pk=delivery_id, status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED])
+        .exclude(not_before__gt=now)
+        .update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=now)
     )
 
 

@@ -124,6 +124,8 @@ class Delivery(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
+    # Held until then (the recipient's quiet hours): sending before it is refused.
+    not_before = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["id"]
@@ -172,3 +174,15 @@ class RollRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.expression} from {self.character_id} in {self.scene_id} ({self.status})"
+
+
+class QuietHours(models.Model):
+    """A user's quiet hours (server time zone, whole hours): mail and push wait until they end.
+    ``start`` == ``end`` never happens (the service refuses it); ``start`` > ``end`` spans midnight."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiet_hours")
+    start = models.PositiveSmallIntegerField(_("desde las"))
+    end = models.PositiveSmallIntegerField(_("hasta las"))
+
+    def __str__(self) -> str:
+        return f"quiet {self.start}-{self.end} for {self.user_id}"

@@ -40,10 +40,12 @@ from notifications.models import (
     CampaignPreference,
     CampaignReminder,
     Delivery,
+    DeliveryStatus,
     EmailMode,
     FeedToken,
     Kind,
     Notification,
+    QuietHours,
     RollRequest,
     RollRequestStatus,
     new_feed_token,
@@ -356,30 +358,79 @@ def schedule_immediate_mail(campaign: Campaign, written: Sequence[Notification])
         CampaignPreference.objects.filter(campaign=campaign, user_id__in=user_ids).values_list("user_id", "email")
     )
     with_address = set(User.objects.filter(pk__in=user_ids).exclude(email="").values_list("pk", flat=True))
+    held = quiet_until(user_ids)
     deliveries = []
     for n in written:
         if modes.get(n.user_id, settings.NOTIFICATION_EMAIL_DEFAULT) != EmailMode.IMMEDIATE:
             continue
         if n.user_id not in with_address:
             continue
-        delivery = _delivery(f"n:{n.pk}", n.user_id, campaign.pk, [n])
+        delivery = _delivery(f"n:{n.pk}", n.user_id, campaign.pk, [n], not_before=held.get(n.user_id))
         if delivery is not None:
             deliveries.append(delivery)
     return deliveries
 
 
-def _delivery(key: str, user_id: int, campaign_id: int, notifications: Sequence[Notification]) -> Delivery | None:
-    """Create the delivery ``key`` (None if it exists already) and send it after commit."""
-    from notifications import tasks
-
+def _delivery(
+    key: str, user_id: int, campaign_id: int, notifications: Sequence[Notification], not_before: Any = None
+) -> Delivery | None:
+    """Create the delivery ``key`` (None if it exists already) and send it after commit (after
+    ``not_before`` when the recipient is in their quiet hours)."""
     try:
         with transaction.atomic():
-            delivery = Delivery.objects.create(key=key, user_id=user_id, campaign_id=campaign_id)
+            delivery = Delivery.objects.create(key=key, user_id=user_id, campaign_id=campaign_id, not_before=not_before)
     except IntegrityError:
         return None
     delivery.notifications.set(notifications)
-    transaction.on_commit(lambda: tasks.send_delivery.enqueue(delivery.pk))
+    transaction.on_commit(lambda: _enqueue_send(delivery.pk, not_before))
     return delivery
+
+
+def _enqueue_send(delivery_id: int, not_before: Any) -> None:
+    from notifications import tasks
+
+    task = tasks.send_delivery
+    if not_before is not None:
+        if not task.get_backend().supports_defer:
+            return  # held: send_held_deliveries sends it once the quiet hours are over
+        task = task.using(run_after=not_before)
+    task.enqueue(delivery_id)
+
+
+def send_held_deliveries(now: Any = None) -> int:
+    """Queue the mail held by quiet hours that may go now (the worker runs this periodically)."""
+    from notifications import tasks
+
+    now = now or timezone.now()
+    due = list(Delivery.objects.filter(status=DeliveryStatus.PENDING, not_before__lte=now).values_list("pk", flat=True))
+    for delivery_id in due:
+        tasks.send_delivery.enqueue(delivery_id)
+    return len(due)
+
+
+def quiet_until(user_ids: Iterable[int], now: Any = None) -> dict[int, Any]:
+    """For each user now in their quiet hours, when they end (server time zone). One query."""
+    now = timezone.localtime(now or timezone.now())
+    held = {}
+    for user_id, start, end in QuietHours.objects.filter(user_id__in=list(user_ids)).values_list(
+        "user_id", "start", "end"
+    ):
+        inside = start <= now.hour < end if start < end else (now.hour >= start or now.hour < end)
+        if inside:
+            until = now.replace(hour=end, minute=0, second=0, microsecond=0)
+            held[user_id] = until if until > now else until + timedelta(days=1)
+    return held
+
+
+def set_quiet_hours(*, user: User, start: int | None, end: int | None) -> QuietHours | None:
+    """Set (or with ``None``, remove) the user's quiet hours."""
+    if start is None or end is None:
+        QuietHours.objects.filter(user=user).delete()
+        return None
+    if not (0 <= start <= 23 and 0 <= end <= 23) or start == end:
+        raise ValidationError({"start": _("Elige dos horas distintas entre 0 y 23.")})
+    quiet, _created = QuietHours.objects.update_or_create(user=user, defaults={"start": start, "end": end})
+    return quiet
 
 
 def schedule_digests(now: Any = None) -> list[Delivery]:
@@ -397,9 +448,11 @@ def schedule_digests(now: Any = None) -> list[Delivery]:
         if pair in daily_pairs or (default_daily and pair not in other_pairs):
             groups.setdefault(pair, []).append(n)
     deliveries = []
+    held = quiet_until({user_id for user_id, _campaign_id in groups}, now)
     for (user_id, campaign_id), notes in groups.items():
         with transaction.atomic():
-            delivery = _delivery(f"digest:{user_id}:{campaign_id}:{day}", user_id, campaign_id, notes)
+            key = f"digest:{user_id}:{campaign_id}:{day}"
+            delivery = _delivery(key, user_id, campaign_id, notes, not_before=held.get(user_id))
             Notification.objects.filter(pk__in=[n.pk for n in notes]).update(digested=True)
         if delivery is not None:
             deliveries.append(delivery)

@@ -35,3 +35,9 @@ def send_digests() -> int:
 def send_reminders() -> int:
     """The campaigns' automatic reminders after days of silence."""
     return services.send_reminders()
+
+
+@task()
+def send_held_deliveries() -> int:
+    """Mail held by quiet hours, once they are over."""
+    return services.send_held_deliveries()

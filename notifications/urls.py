@@ -10,6 +10,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("avisos/<int:pk>/abrir/", views.open_notification, name="open"),
     path("avisos/partidas/<int:campaign_id>/correo/", views.set_email, name="set_email"),
     path("avisos/partidas/<int:campaign_id>/recordatorio/", views.set_reminder, name="set_reminder"),
+    path("avisos/silencio/", views.set_quiet_hours, name="set_quiet_hours"),
     path("avisos/canal/renovar/", views.rotate_feed, name="rotate_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),

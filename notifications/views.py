@@ -22,7 +22,7 @@ from campaigns.models import Campaign, Scene
 from campaigns.views.common import flash_validation_error, page_number, user_of
 from characters.models import Character
 from notifications import catalogue, mail, push, selectors, services
-from notifications.models import CampaignPreference, EmailMode, RollRequest
+from notifications.models import CampaignPreference, EmailMode, QuietHours, RollRequest
 
 PER_PAGE = 30
 
@@ -40,6 +40,8 @@ def inbox(request: HttpRequest) -> HttpResponse:
         "page": page,
         "campaign_lines": selectors.campaign_settings(user),
         "push": push.status(),
+        "quiet": QuietHours.objects.filter(user=user).first(),
+        "hours": range(24),
         "modes": EmailMode.choices,
         "default_mode": settings.NOTIFICATION_EMAIL_DEFAULT,
         "feed_url": request.build_absolute_uri(reverse("notifications:private_feed", args=[token.token])),
@@ -97,6 +99,23 @@ def set_reminder(request: HttpRequest, campaign_id: int) -> HttpResponse:
         flash_validation_error(request, error)
     except PermissionDenied as denied:
         messages.error(request, str(denied))
+    else:
+        messages.success(request, _("Guardado."))
+    return redirect("notifications:inbox")
+
+
+@login_required
+@require_POST
+def set_quiet_hours(request: HttpRequest) -> HttpResponse:
+    start, end = request.POST.get("start", ""), request.POST.get("end", "")
+    try:
+        services.set_quiet_hours(
+            user=user_of(request),
+            start=int(start) if start.isdigit() else None,
+            end=int(end) if end.isdigit() else None,
+        )
+    except ValidationError as error:
+        flash_validation_error(request, error)
     else:
         messages.success(request, _("Guardado."))
     return redirect("notifications:inbox")

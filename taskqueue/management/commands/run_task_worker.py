@@ -50,6 +50,7 @@ class Command(BaseCommand):
         if last is not None and now.hour == last.hour:
             return last
         tasks.send_reminders.enqueue()
+        tasks.send_held_deliveries.enqueue()
         if now.hour == digest_hour:
             tasks.send_digests.enqueue()  # keyed by the day: a second worker's digests send nothing twice
         return now
