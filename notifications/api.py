@@ -9,7 +9,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
@@ -20,7 +20,7 @@ from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
 from characters.models import Character
-from notifications import catalogue, selectors, services
+from notifications import catalogue, push, selectors, services
 from notifications.models import (
     CampaignReminder,
     EmailMode,
@@ -30,6 +30,8 @@ from notifications.models import (
     RollRequest,
     RollRequestStatus,
 )
+from tintero.api.errors import error_response
+from tintero.api.serializers import ErrorOut
 from tintero.api.views.base import ApiView, errors
 
 
@@ -349,3 +351,59 @@ class QuietHoursView(ApiView):
         data = self.parse(QuietHoursIo)
         services.set_quiet_hours(user=request.user, start=data.get("start"), end=data.get("end"))  # type: ignore[arg-type]
         return self._out(request)
+
+
+class PushKeysIn(serializers.Serializer):
+    p256dh = serializers.CharField(max_length=200)
+    auth = serializers.CharField(max_length=100)
+
+
+class PushSubscriptionIn(serializers.Serializer):
+    endpoint = serializers.URLField(max_length=1000, help_text="The push service URL (https).")
+    keys = PushKeysIn()
+
+    def validate_endpoint(self, value: str) -> str:
+        if not value.startswith("https://"):
+            raise ValidationError(_("Suscripción no válida."))
+        return value
+
+
+class PushStatusOut(serializers.Serializer):
+    enabled = serializers.BooleanField()
+    reason = serializers.CharField(help_text="Why push is off (empty when on).")
+    public_key = serializers.CharField(help_text="The VAPID public key browsers subscribe with.")
+
+
+class PushSubscriptionsView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="Web Push: on or off on this server", responses={200: PushStatusOut, **errors(401)})
+    def get(self, request: Request) -> Response:
+        current = push.status()
+        return self.render(
+            {"enabled": current.enabled, "reason": current.reason, "public_key": current.public_key}, PushStatusOut
+        )
+
+    @extend_schema(
+        summary="Subscribe a browser to Web Push",
+        description="The browser's `PushSubscription.toJSON()`. 409 `push_disabled` without VAPID keys.",
+        request=PushSubscriptionIn,
+        responses={
+            201: PushStatusOut,
+            **errors(400, 401),
+            409: OpenApiResponse(ErrorOut, description="Web Push is disabled (`push_disabled`): no VAPID keys."),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = self.parse(PushSubscriptionIn)
+        current = push.status()
+        if not current.enabled:
+            return error_response("push_disabled", current.reason, status.HTTP_409_CONFLICT)
+        push.subscribe(
+            user_id=request.user.pk,  # type: ignore[arg-type]
+            endpoint=data["endpoint"],
+            p256dh=data["keys"]["p256dh"],
+            auth=data["keys"]["auth"],
+        )
+        out = {"enabled": True, "reason": "", "public_key": current.public_key}
+        return self.render(out, PushStatusOut, status=201)

@@ -1,4 +1,5 @@
-"""Mail of notifications: a delivery's message, its signed unsubscribe link, and the idempotent send.
+"""Mail of notifications: a delivery's message, its signed unsubscribe link, and the idempotent send (of
+mail, and of Web Push messages through ``notifications.push``).
 
 Sending is claimed before and marked after (``Delivery.status``): a retried task, a replayed one, or two
 workers racing send each delivery at most once; a failure is retried with a growing delay.
@@ -20,7 +21,7 @@ from django.utils.translation import gettext as _
 from campaigns import policy
 from campaigns.models import Campaign
 from notifications import catalogue
-from notifications.models import Delivery, DeliveryStatus, Notification
+from notifications.models import Channel, Delivery, DeliveryStatus, Notification
 
 logger = logging.getLogger(__name__)
 
@@ -110,11 +111,16 @@ def send_delivery(delivery_id: int) -> str:
         return "skipped"
     delivery = Delivery.objects.select_related("user", "campaign").get(pk=delivery_id)
     notes = _still_told(delivery)
-    if not notes or not delivery.user.email:
+    if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email):
         Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error="nothing to tell")
         return "abandoned"
     try:
-        message(delivery, notes).send()
+        if delivery.channel == Channel.PUSH:
+            from notifications import push
+
+            push.send(delivery.user_id, notes)
+        else:
+            message(delivery, notes).send()
     except Exception as exc:  # any transport failure: retry later, never lose or duplicate the mail
         logger.warning("delivery %s failed (attempt %s): %s", delivery_id, delivery.attempts, exc)
         retry = delivery.attempts < settings.NOTIFICATION_MAIL_ATTEMPTS

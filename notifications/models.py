@@ -111,10 +111,17 @@ class DeliveryStatus(models.TextChoices):
     ABANDONED = "abandoned", _("Abandonado")
 
 
+class Channel(models.TextChoices):
+    EMAIL = "email", _("Correo")
+    PUSH = "push", _("Navegador")
+
+
 class Delivery(models.Model):
-    """One email to one user. ``key`` is unique: a notification, a day's digest or a nudge is mailed once."""
+    """One email (or Web Push message) to one user. ``key`` is unique: a notification, a day's digest or a
+    nudge goes out once per channel."""
 
     key = models.CharField(max_length=120, unique=True)
+    channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.EMAIL)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="+")
     notifications = models.ManyToManyField(Notification, blank=True, related_name="deliveries")
@@ -186,3 +193,16 @@ class QuietHours(models.Model):
 
     def __str__(self) -> str:
         return f"quiet {self.start}-{self.end} for {self.user_id}"
+
+
+class PushSubscription(models.Model):
+    """A browser where the user allowed Web Push (the browser's PushSubscription, as it gave it)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions")
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"push for {self.user_id}"

@@ -39,12 +39,14 @@ from characters.models import Character, CharacterStatus
 from notifications.models import (
     CampaignPreference,
     CampaignReminder,
+    Channel,
     Delivery,
     DeliveryStatus,
     EmailMode,
     FeedToken,
     Kind,
     Notification,
+    PushSubscription,
     QuietHours,
     RollRequest,
     RollRequestStatus,
@@ -108,6 +110,7 @@ def _tell(
     )
     written = list(Notification.objects.filter(key=key, user_id__in=fresh))
     schedule_immediate_mail(campaign, written)
+    schedule_push(campaign, written)
     return written
 
 
@@ -371,14 +374,41 @@ def schedule_immediate_mail(campaign: Campaign, written: Sequence[Notification])
     return deliveries
 
 
+def schedule_push(campaign: Campaign, written: Sequence[Notification]) -> list[Delivery]:
+    """One Web Push delivery per notification whose user allowed push in some browser (push configured)."""
+    from notifications import push
+
+    if not written or not push.status().enabled:
+        return []
+    user_ids = {n.user_id for n in written}
+    subscribed = set(PushSubscription.objects.filter(user_id__in=user_ids).values_list("user_id", flat=True))
+    held = quiet_until(subscribed)
+    deliveries = []
+    for n in written:
+        if n.user_id in subscribed:
+            delivery = _delivery(
+                f"push:{n.pk}", n.user_id, campaign.pk, [n], not_before=held.get(n.user_id), channel=Channel.PUSH
+            )
+            if delivery is not None:
+                deliveries.append(delivery)
+    return deliveries
+
+
 def _delivery(
-    key: str, user_id: int, campaign_id: int, notifications: Sequence[Notification], not_before: Any = None
+    key: str,
+    user_id: int,
+    campaign_id: int,
+    notifications: Sequence[Notification],
+    not_before: Any = None,
+    channel: str = Channel.EMAIL,
 ) -> Delivery | None:
     """Create the delivery ``key`` (None if it exists already) and send it after commit (after
     ``not_before`` when the recipient is in their quiet hours)."""
     try:
         with transaction.atomic():
-            delivery = Delivery.objects.create(key=key, user_id=user_id, campaign_id=campaign_id, not_before=not_before)
+            delivery = Delivery.objects.create(
+                key=key, user_id=user_id, campaign_id=campaign_id, not_before=not_before, channel=channel
+            )
     except IntegrityError:
         return None
     delivery.notifications.set(notifications)

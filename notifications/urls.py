@@ -11,6 +11,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("avisos/partidas/<int:campaign_id>/correo/", views.set_email, name="set_email"),
     path("avisos/partidas/<int:campaign_id>/recordatorio/", views.set_reminder, name="set_reminder"),
     path("avisos/silencio/", views.set_quiet_hours, name="set_quiet_hours"),
+    path("avisos/navegador/", views.push_subscribe, name="push_subscribe"),
     path("avisos/canal/renovar/", views.rotate_feed, name="rotate_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),

@@ -3,6 +3,8 @@ one-click unsubscribe (no login: the link is signed), and the GM's nudge."""
 
 from __future__ import annotations
 
+import json
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -215,3 +217,21 @@ def roll_request_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     except PermissionDenied as denied:
         messages.error(request, str(denied))
     return redirect(roll_request.scene)
+
+
+@login_required
+@require_POST
+def push_subscribe(request: HttpRequest) -> JsonResponse:
+    """The browser's PushSubscription (``toJSON()``), from static/js/push.js."""
+    if not push.status().enabled:
+        return JsonResponse({"error": {"code": "push_disabled", "message": push.status().reason}}, status=409)
+    try:
+        data = json.loads(request.body or b"{}")
+        endpoint, keys = str(data["endpoint"]), data["keys"]
+        p256dh, auth = str(keys["p256dh"]), str(keys["auth"])
+    except (ValueError, KeyError, TypeError):
+        return JsonResponse({"error": {"code": "invalid", "message": _("Suscripción no válida.")}}, status=400)
+    if not endpoint.startswith("https://") or len(endpoint) > 1000 or len(p256dh) > 200 or len(auth) > 100:
+        return JsonResponse({"error": {"code": "invalid", "message": _("Suscripción no válida.")}}, status=400)
+    push.subscribe(user_id=user_of(request).pk, endpoint=endpoint, p256dh=p256dh, auth=auth)
+    return JsonResponse({"subscribed": True}, status=201)

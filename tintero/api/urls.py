@@ -105,6 +105,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("notifications/preferences/", notifications.PreferencesView.as_view(), name="notification-preferences"),
     path("notifications/feed/", notifications.FeedTokenView.as_view(), name="notification-feed"),
     path("notifications/quiet-hours/", notifications.QuietHoursView.as_view(), name="notification-quiet-hours"),
+    path("notifications/push/", notifications.PushSubscriptionsView.as_view(), name="notification-push"),
     path("scenes/<int:scene_id>/nudge/", notifications.NudgeView.as_view(), name="scene-nudge"),
     path("campaigns/<int:campaign_id>/reminder/", notifications.ReminderView.as_view(), name="campaign-reminder"),
     path("scenes/<int:scene_id>/roll-requests/", notifications.SceneRollRequestsView.as_view(), name="roll-requests"),
