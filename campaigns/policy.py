@@ -657,3 +657,16 @@ def may_be_asked_to_roll(
         and character.owner_id == viewer.user_id
         and may_write_scene(viewer, scene, reader_ids, writer_ids)
     )
+
+
+def notification_still_readable_q(user_id: int) -> Q:
+    """Notifications (``notifications.Notification``) whose scene and post the recipient may still read: a
+    listed scene they were taken off, or a whispered or mentioning post since deleted, no longer shows."""
+    gm_here = Exists(Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id, role=Role.GM))
+    listed = Exists(Scene.readers.through.objects.filter(scene_id=OuterRef("scene_id"), user_id=user_id)) | Exists(
+        Scene.writers.through.objects.filter(scene_id=OuterRef("scene_id"), user_id=user_id)
+    )
+    scene_ok = Q(scene__isnull=True) | Q(scene__access=SceneAccess.ALL_MEMBERS) | Q(scene__is_offtopic=True) | Q(listed)
+    quoted = Q(kind__in=["whisper", "mention"])
+    post_ok = ~quoted | Q(post__isnull=False, post__deleted_at__isnull=True)
+    return Q(gm_here) | (scene_ok & post_ok)

@@ -91,7 +91,8 @@ def _still_told(delivery: Delivery) -> list[Notification]:
     viewer = policy.viewer_for(delivery.user, delivery.campaign)
     if not policy.still_told(viewer):
         return []
-    return list(delivery.notifications.select_related("campaign").order_by("id"))
+    readable = policy.notification_still_readable_q(delivery.user_id)
+    return list(delivery.notifications.filter(readable).select_related("campaign").order_by("id"))
 
 
 def _claim(delivery_id: int) -> bool:

@@ -20,10 +20,12 @@ from notifications.models import (
 
 
 def inbox(user: User) -> QuerySet[Notification]:
-    """The user's notifications, newest activity first, in campaigns they may still see (one query)."""
+    """The user's notifications, newest activity first, in campaigns, scenes and posts they may still read
+    (one query)."""
     return (
         Notification.objects.filter(user=user)
         .filter(campaign__in=Campaign.objects.filter(policy.visible_campaigns_q(user)))
+        .filter(policy.notification_still_readable_q(user.pk))
         .select_related("campaign")
         .order_by("-updated_at", "-id")
     )

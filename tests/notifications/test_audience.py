@@ -178,3 +178,20 @@ def test_a_new_member_is_not_told_of_older_posts_and_a_stranger_never_is(mail_ta
     with run_tasks(execute=True):
         campaign_services.create_post(author=mail_table.player, scene=mail_table.scene, body="@stranger hola")
     assert not stranger.notifications.exists()
+
+
+def test_a_notification_goes_when_its_scene_or_post_can_no_longer_be_read(mail_table: Table, run_tasks: Any) -> None:
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=mail_table.gm, scene=mail_table.listed_scene, body="Solo para ti, @player")
+        whisper = campaign_services.create_post(
+            author=mail_table.gm, scene=mail_table.scene, body="BORRADO-LUEGO", voice=Voice.NARRATOR,
+            recipients=Recipients.WHISPER, whisper_to=[mail_table.player.pk],
+        )  # fmt: skip
+    assert kinds(mail_table.player) == {Kind.MENTION, Kind.WHISPER}
+    campaign_services.delete_post(actor=mail_table.gm, post=whisper)
+    assert kinds(mail_table.player) == {Kind.MENTION}
+    assert "BORRADO-LUEGO" not in surfaces(mail_table.player)
+    campaign_services.update_scene(
+        actor=mail_table.gm, scene=mail_table.listed_scene, reader_ids=[mail_table.player2.pk], writer_ids=[]
+    )
+    assert kinds(mail_table.player) == set()
