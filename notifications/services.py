@@ -210,11 +210,12 @@ def notify_flow(flow_id: int) -> int:
     members = members_of(campaign.pk)
     readers, writers = _scene_lists(scene)
     written = 0
-    last_step = FlowStep.objects.filter(flow=flow).order_by("-id").values_list("id", flat=True).first() or 0
+    last = FlowStep.objects.filter(flow=flow).order_by("-id").values_list("id", "actor_id").first()
+    last_step, actor_id = last if last is not None else (0, flow.opened_by_id)
     for entry in waiting_entries(flow.waiting_for):
         told = policy.told_of_waiting_step(
             campaign, scene, members, readers, writers, gm=entry.gm, user_ids=entry.users
-        )
+        ) - {actor_id}  # whoever just acted is on the page: the wait is news to the others
         params = {
             "campaign": campaign.title,
             "scene": scene.title,

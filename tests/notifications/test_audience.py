@@ -126,7 +126,7 @@ def _waiting(flow: Flow, *, gm: bool, users: list[int]) -> None:
 
 def test_a_procedure_waiting_tells_who_it_waits_for(mail_table: Table) -> None:
     flow = Flow.objects.create(
-        campaign=mail_table.campaign, scene=mail_table.scene, kind="test", opened_by=mail_table.gm
+        campaign=mail_table.campaign, scene=mail_table.scene, kind="test", opened_by=mail_table.player2
     )
     _waiting(flow, gm=True, users=[mail_table.player.pk])
     assert _told(mail_table, Kind.PROCEDURE_WAITING) == {"gm", "player"}

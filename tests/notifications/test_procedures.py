@@ -1,0 +1,31 @@
+"""A procedure waiting for me, end to end through the runner: the coin flip wager (tests/coinflip) opened
+by a player waits for the player's call, then for the GM's settlement; each wait tells whom it waits for
+(never whoever just acted), through the flow.changed event the runner publishes after commit."""
+
+from __future__ import annotations
+
+import pytest
+
+from notifications.models import Kind, Notification
+from tests.coinflip.test_coinflip import build, make_character, open_wager, step
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _waiting(user: object) -> list[Notification]:
+    return list(Notification.objects.filter(user=user, kind=Kind.PROCEDURE_WAITING).order_by("id"))
+
+
+def test_each_wait_tells_whom_it_waits_for() -> None:
+    t = build()
+    pk = make_character(t)
+    flow = open_wager(t, pk)
+    assert _waiting(t["player"]) == []  # the player opened it and is on the page
+    assert _waiting(t["gm"]) == []  # nothing waits for the GM yet
+    step(t["player"], flow, "call", {"call": "heads"}, "k1")
+    gm_waits = _waiting(t["gm"])
+    assert len(gm_waits) == 1 and gm_waits[0].scene_id == t["scene"].pk
+    assert gm_waits[0].params["step"] == "settle"
+    step(t["gm"], flow, "settle", {}, "k2")
+    assert len(_waiting(t["gm"])) == 1  # settled: nothing waits any more
+    assert _waiting(t["player"]) == []
