@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import User
 from notifications.models import Kind, Notification
 from tests.coinflip.test_coinflip import build, make_character, open_wager, step
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _waiting(user: object) -> list[Notification]:
+def _waiting(user: User) -> list[Notification]:
     return list(Notification.objects.filter(user=user, kind=Kind.PROCEDURE_WAITING).order_by("id"))
 
 
