@@ -17,6 +17,7 @@ character_submitted a character awaits approval (GMs)              ``told_of_cha
 nudge               a GM reminds me I owe a post in a scene        ``owed_posts`` (``may_write_scene``): players
 reminder            N days of silence in a scene I owe a post to   ``owed_posts`` (``may_write_scene``)
 roll_requested      a GM asks my character for a roll              ``may_be_asked_to_roll``: its player
+veto_vote           Event: an answer opens to the table's veto     ``may_vote_on_event_answer`` ∩ its eligible
 =================== ============================================== ===============================================
 
 The words are built here, in the reader's language, from the notification's ``params`` (names and titles
@@ -104,6 +105,10 @@ _WORDS: dict[str, Callable[[Notification, dict[str, Any]], str]] = {
     ),
     Kind.REMINDER: _reminder,
     Kind.ROLL_REQUESTED: _roll_requested,
+    Kind.VETO_VOTE: lambda n, p: (
+        _("Se vota el veto a una respuesta de %(character)s: %(question)s")
+        % {"character": p.get("character", ""), "question": p.get("question", "")}
+    ),
 }
 
 
@@ -131,7 +136,7 @@ def link(n: Notification) -> str:
         return reverse("campaigns:post", args=[n.post_id])
     if n.scene_id is not None:
         return reverse("campaigns:scene", args=[n.scene_id])
-    if n.kind in (Kind.CHARACTER_APPROVED, Kind.CHARACTER_RETURNED, Kind.CHARACTER_SUBMITTED) and p_int(
+    if n.kind in (Kind.CHARACTER_APPROVED, Kind.CHARACTER_RETURNED, Kind.CHARACTER_SUBMITTED, Kind.VETO_VOTE) and p_int(
         n, "character_id"
     ):
         return reverse("characters:detail", args=[p_int(n, "character_id")])

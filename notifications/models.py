@@ -30,6 +30,7 @@ class Kind(models.TextChoices):
     NUDGE = "nudge", _("Te toca escribir")
     REMINDER = "reminder", _("Recordatorio")
     ROLL_REQUESTED = "roll_requested", _("Tirada pedida")
+    VETO_VOTE = "veto_vote", _("Votación de veto")
 
 
 class Notification(models.Model):

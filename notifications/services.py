@@ -200,9 +200,12 @@ def _batch_new_post(
     return len(wanted)
 
 
-def notify_flow(flow_id: int) -> int:
+def notify_flow(flow_id: int, campaign_id: int | None = None) -> int:
     """A procedure waits for someone: each awaited step tells its people once (until they act in it)."""
-    flow = Flow.objects.select_related("scene__campaign").filter(pk=flow_id).first()
+    flows = Flow.objects.select_related("scene__campaign").filter(pk=flow_id)
+    if campaign_id is not None:
+        flows = flows.filter(campaign_id=campaign_id)
+    flow = flows.first()
     if flow is None or flow.status != FlowStatus.OPEN:
         return 0
     scene = flow.scene
@@ -228,6 +231,39 @@ def notify_flow(flow_id: int) -> int:
         key = f"flow:{flow.pk}:{entry.step}:{last_step}"
         written += len(_tell(told, campaign=campaign, kind=Kind.PROCEDURE_WAITING, key=key, params=params, scene=scene))
     return written
+
+
+def notify_veto_vote(answer_id: int, campaign_id: int) -> int:
+    """Event: an answer opened to the table's veto tells those who may vote on it (once per answer)."""
+    from characters.models import EventAnswer
+
+    answer = (
+        EventAnswer.objects.select_related("character__campaign")
+        .filter(pk=answer_id, character__campaign_id=campaign_id)
+        .first()
+    )
+    if answer is None or answer.status != EventAnswer.Status.PENDING:
+        return 0
+    character = answer.character
+    campaign = character.campaign
+    members = members_of(campaign.pk)
+    eligible = {int(v) for v in answer.eligible}
+    told = {
+        m.user_id
+        for m in members
+        if m.user_id in eligible
+        and policy.may_vote_on_event_answer(
+            policy.Viewer(m.user_id, campaign.pk, campaign.visibility == "public", m.role), character
+        )
+    }
+    params = {
+        "campaign": campaign.title,
+        "character": character.name,
+        "character_id": character.pk,
+        "question": answer.get_question_display(),
+    }
+    key = f"veto:{answer.pk}"
+    return len(_tell(told, campaign=campaign, kind=Kind.VETO_VOTE, key=key, params=params))
 
 
 def notify_join_request(join_request_id: int, status: str, seq: int) -> int:
@@ -278,7 +314,11 @@ def notify_event(log_id: int) -> int:
     data = log.data
     handlers: dict[str, Callable[[], int]] = {
         EventType.POST_CREATED: lambda: notify_post(int(data["post_id"])),
-        EventType.FLOW_CHANGED: lambda: notify_flow(int(data["flow_id"])),
+        EventType.FLOW_CHANGED: lambda: (
+            notify_veto_vote(int(data["flow_id"]), log.campaign_id)
+            if data.get("flow") == "event_answer"  # Event's answers open to the table's veto (not a Flow row)
+            else notify_flow(int(data["flow_id"]), log.campaign_id)
+        ),
         EventType.JOIN_REQUEST_CHANGED: lambda: notify_join_request(
             int(data["join_request_id"]), str(data["status"]), log.seq
         ),

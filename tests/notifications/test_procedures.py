@@ -4,6 +4,8 @@ by a player waits for the player's call, then for the GM's settlement; each wait
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from accounts.models import User
@@ -30,3 +32,18 @@ def test_each_wait_tells_whom_it_waits_for() -> None:
     step(t["gm"], flow, "settle", {}, "k2")
     assert len(_waiting(t["gm"])) == 1  # settled: nothing waits any more
     assert _waiting(t["player"]) == []
+
+
+@pytest.mark.django_db
+def test_an_event_answer_open_to_veto_tells_those_who_may_vote(django_capture_on_commit_callbacks: Any) -> None:
+    from characters import event_creation
+    from tests.characters.event_fixtures import build_event_table
+
+    ev = build_event_table()
+    character = ev.draft()
+    with django_capture_on_commit_callbacks(execute=True):
+        event_creation.answer_question(actor=ev.ana, character=character, question="WHO_AM_I", text="Soy Valy.")
+    told = set(Notification.objects.filter(kind=Kind.VETO_VOTE).values_list("user__username", flat=True))
+    assert told == {ev.gm.username, ev.bruno.username, ev.carla.username}  # never the author, never a reader
+    note = Notification.objects.filter(kind=Kind.VETO_VOTE).first()
+    assert note is not None and "Valy" in note.params["character"]
