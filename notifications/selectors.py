@@ -9,6 +9,7 @@ from django.db.models import QuerySet
 from accounts.models import User
 from campaigns import policy
 from campaigns.models import Campaign, Membership, Post, Scene, Visibility
+from characters.models import Character, CharacterStatus
 from notifications.models import (
     CampaignPreference,
     CampaignReminder,
@@ -94,14 +95,23 @@ def campaign_settings(user: User) -> list[CampaignSettings]:
 
 
 def mention_names(scene: Scene, reader_ids: list[int], writer_ids: list[int]) -> list[dict[str, str]]:
-    """Whom a post in ``scene`` may mention (``@username``): the members who may read it. One query."""
+    """Whom a post in ``scene`` may mention: the members who may read it (``@username``) and their approved
+    characters (``@NameWithoutSpaces``, which names the player). Two queries."""
+    from notifications.services import mention_handle
+
     campaign = scene.campaign
     public = campaign.visibility == Visibility.PUBLIC
     names = []
+    readers: set[int] = set()
     for m in Membership.objects.filter(campaign=campaign).select_related("user").order_by("user__username"):
         viewer = policy.Viewer(m.user_id, campaign.pk, public, m.role)
         if policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
+            readers.add(m.user_id)
             names.append({"username": m.user.username, "name": m.user.public_name})
+    for character in Character.objects.filter(
+        campaign=campaign, is_npc=False, status=CharacterStatus.APPROVED, owner_id__in=readers
+    ).order_by("name"):
+        names.append({"username": mention_handle(character.name), "name": character.name})
     return names
 
 

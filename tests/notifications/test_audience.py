@@ -195,3 +195,12 @@ def test_a_notification_goes_when_its_scene_or_post_can_no_longer_be_read(mail_t
         actor=mail_table.gm, scene=mail_table.listed_scene, reader_ids=[mail_table.player2.pk], writer_ids=[]
     )
     assert kinds(mail_table.player) == set()
+
+
+def test_mentioning_a_character_tells_its_player_if_they_may_read(mail_table: Table, run_tasks: Any) -> None:
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=mail_table.player, scene=mail_table.scene, body="¿Vienes, @hugo?")
+    assert _told(mail_table, Kind.MENTION) == {"player2"}
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=mail_table.gm, scene=mail_table.listed_scene, body="@Hugo no lo verá")
+    assert mail_table.player2.notifications.filter(kind=Kind.MENTION).count() == 1

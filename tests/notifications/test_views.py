@@ -93,9 +93,9 @@ def test_the_gm_nudges_from_the_dashboard(posted: Table) -> None:
 
 def test_mention_suggestions_are_the_members_who_read_the_scene(posted: Table) -> None:
     names = client_for(posted.player).get(f"/scenes/{posted.listed_scene.pk}/mentions/").json()["results"]
-    assert {n["username"] for n in names} == {"gm", "player"}
+    assert {n["username"] for n in names} == {"gm", "player", "Lucía"}
     everyone = client_for(posted.player2).get(f"/scenes/{posted.scene.pk}/mentions/").json()["results"]
-    assert {n["username"] for n in everyone} == {"gm", "player", "player2", "reader"}
+    assert {n["username"] for n in everyone} == {"gm", "player", "player2", "reader", "Lucía", "Hugo"}
     assert client_for(posted.player2).get(f"/scenes/{posted.listed_scene.pk}/mentions/").status_code == 404
     page = client_for(posted.player).get(f"/scenes/{posted.scene.pk}/").content.decode()
     assert f'data-mention-source="/scenes/{posted.scene.pk}/mentions/"' in page and "js/mentions.js" in page
