@@ -92,3 +92,19 @@ def test_a_post_is_told_and_mailed_through_the_database_queue(django_capture_on_
         work()
     assert Delivery.objects.get(user=table.reader).status == DeliveryStatus.SENT
     assert [m.to for m in mail.outbox] == [["reader@example.org"]]
+
+
+def test_the_worker_command_runs_what_is_ready_and_queues_the_periodic_work(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    import io
+
+    from django.core.management import call_command
+
+    with django_capture_on_commit_callbacks(execute=True):
+        remember.enqueue(5)
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("run_task_worker", "--once", stdout=io.StringIO())
+    assert CALLS == [5]
+    queued = set(QueuedTask.objects.values_list("task_path", flat=True))
+    assert {"notifications.tasks.send_reminders", "notifications.tasks.send_held_deliveries"} <= queued

@@ -6,15 +6,19 @@ reminders every hour. Several workers may run at once (on PostgreSQL they never 
 
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import DatabaseError, close_old_connections, connection
 from django.utils import timezone
 from django_tasks.utils import get_random_id
 
 from taskqueue.backend import work
+
+logger = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
@@ -33,9 +37,16 @@ class Command(BaseCommand):
         self.stdout.write(f"task worker {worker_id} started")
         try:
             while True:
-                if not options["no_periodic"]:
-                    last_periodic = self._periodic(last_periodic, options["digest_hour"])
-                ran = work(worker_id, options["queues"])
+                # A long-lived process: drop connections the database closed (a restart, a timeout).
+                if not connection.in_atomic_block:  # (a test runs the command inside its transaction)
+                    close_old_connections()
+                try:
+                    if not options["no_periodic"]:
+                        last_periodic = self._periodic(last_periodic, options["digest_hour"])
+                    ran = work(worker_id, options["queues"])
+                except DatabaseError:
+                    logger.exception("task worker: database unavailable, retrying")
+                    ran = 0
                 if options["once"]:
                     break
                 if not ran:
