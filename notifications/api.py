@@ -120,7 +120,7 @@ class NotificationListView(ApiView):
     def get(self, request: Request) -> Response:
         items = selectors.inbox(request.user)  # type: ignore[arg-type]
         if request.query_params.get("unread") in ("true", "1"):
-            items = items.filter(read_at__isnull=True)
+            items = items.filter(selectors.unread_q())
         return self.paginated(items, NotificationOut)
 
 

@@ -65,7 +65,8 @@ class Notification(models.Model):
 
     @property
     def is_read(self) -> bool:
-        return self.read_at is not None
+        # ``caught_up``: annotated by notifications.selectors.inbox (a batch whose scene was read since).
+        return self.read_at is not None or bool(getattr(self, "caught_up", False))
 
 
 class EmailMode(models.TextChoices):

@@ -4,20 +4,37 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.models import Campaign, Membership, Post, Scene, Visibility
+from campaigns.models import Campaign, Membership, Post, Scene, SceneReadMark, Visibility
 from characters.models import Character, CharacterStatus
 from notifications.models import (
     CampaignPreference,
     CampaignReminder,
     FeedToken,
+    Kind,
     Notification,
     RollRequest,
     RollRequestStatus,
 )
+
+
+def caught_up_q() -> Q:
+    """A batch of new posts its user has since read in the scene (the scene's read marker passed its last
+    post): it counts as read without a click."""
+    return Q(kind=Kind.NEW_POSTS) & Q(
+        Exists(
+            SceneReadMark.objects.filter(
+                user_id=OuterRef("user_id"), scene_id=OuterRef("scene_id"), last_read_post_id__gte=OuterRef("post_id")
+            )
+        )
+    )
+
+
+def unread_q() -> Q:
+    return Q(read_at__isnull=True) & ~caught_up_q()
 
 
 def inbox(user: User) -> QuerySet[Notification]:
@@ -27,13 +44,14 @@ def inbox(user: User) -> QuerySet[Notification]:
         Notification.objects.filter(user=user)
         .filter(campaign__in=Campaign.objects.filter(policy.visible_campaigns_q(user)))
         .filter(policy.notification_still_readable_q(user.pk))
+        .annotate(caught_up=ExpressionWrapper(caught_up_q(), output_field=BooleanField()))
         .select_related("campaign")
         .order_by("-updated_at", "-id")
     )
 
 
 def unread_count(user: User) -> int:
-    return inbox(user).filter(read_at__isnull=True).count()
+    return inbox(user).filter(unread_q()).count()
 
 
 def user_for_feed(token: str) -> User | None:

@@ -52,6 +52,7 @@ from notifications.models import (
     RollRequestStatus,
     new_feed_token,
 )
+from notifications.selectors import caught_up_q, unread_q
 from rolls.models import Flow, FlowStatus, FlowStep, Roll
 from rulesets.kit.procedures import waiting_entries
 
@@ -194,6 +195,8 @@ def _batch_new_post(
     if not wanted:
         return 0
     batched = Notification.objects.filter(user_id__in=wanted, kind=Kind.NEW_POSTS, scene=scene, read_at__isnull=True)
+    # A batch its user has read in the scene since is over: the new post starts a new one.
+    batched.filter(caught_up_q()).update(read_at=timezone.now())
     already = set(batched.values_list("user_id", flat=True))
     if already:
         # Only posts newer than the batch's last one count: a replayed event changes nothing.
@@ -521,7 +524,7 @@ def schedule_digests(now: Any = None) -> list[Delivery]:
     last digest (and not read yet). Keyed by the day: running twice the same day sends nothing twice."""
     now = now or timezone.now()
     day = timezone.localdate(now).isoformat()
-    pending = Notification.objects.filter(digested=False, read_at__isnull=True).exclude(user__email="")
+    pending = Notification.objects.filter(unread_q(), digested=False).exclude(user__email="")
     daily_pairs = set(CampaignPreference.objects.filter(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))
     default_daily = settings.NOTIFICATION_EMAIL_DEFAULT == EmailMode.DAILY
     other_pairs = set(CampaignPreference.objects.exclude(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))

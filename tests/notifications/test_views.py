@@ -99,3 +99,17 @@ def test_mention_suggestions_are_the_members_who_read_the_scene(posted: Table) -
     assert client_for(posted.player2).get(f"/scenes/{posted.listed_scene.pk}/mentions/").status_code == 404
     page = client_for(posted.player).get(f"/scenes/{posted.scene.pk}/").content.decode()
     assert f'data-mention-source="/scenes/{posted.scene.pk}/mentions/"' in page and "js/mentions.js" in page
+
+
+def test_reading_the_scene_clears_its_batch_and_the_next_post_starts_a_new_one(posted: Table, run_tasks: Any) -> None:
+    from notifications import selectors
+
+    assert selectors.unread_count(posted.reader) == 1
+    campaign_services.mark_scene_read(user=posted.reader, scene=posted.scene)
+    assert selectors.unread_count(posted.reader) == 0
+    assert "data-unread" not in client_for(posted.reader).get("/").content.decode()
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=posted.player2, scene=posted.scene, body="tres")
+    assert selectors.unread_count(posted.reader) == 1
+    fresh = selectors.inbox(posted.reader).filter(selectors.unread_q()).get()
+    assert fresh.count == 1
