@@ -341,7 +341,11 @@ def notify_event(log_id: int) -> int:
         EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)
-    return handler() if handler is not None else 0
+    if handler is None:
+        return 0
+    # One transaction: the event's notifications exist together (and one commit instead of one per write).
+    with transaction.atomic():
+        return handler()
 
 
 NOTIFIED_EVENT_TYPES = frozenset(
