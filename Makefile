@@ -47,11 +47,16 @@ LOCAL_SITE = DEBUG=0 SECRET_KEY="$$(cat $(LOCAL_SECRET))" SESSION_COOKIE_SECURE=
 static: install $(LOCAL_SECRET)
 	$(LOCAL_SITE) $(PY) manage.py collectstatic --noinput --clear -v 0
 
+# The task worker (mail, digests, notifications) runs in the background and dies with the server.
 run: install messages demo static
+	$(LOCAL_SITE) $(PY) manage.py run_task_worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	$(LOCAL_SITE) $(PY) manage.py runserver --noreload $(HOST):$(PORT)
 
 # The debug server: Django's debug pages and code reloading, for working on Tintero itself.
 dev: install messages demo
+	DEBUG=1 $(PY) manage.py run_task_worker & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install
@@ -75,12 +80,13 @@ format: install
 # Rolls per second against the bare dice floor, Markdown rendering against bare markdown-it + nh3, the thread
 # page and posting against their floors (SQLite, and PostgreSQL with the pgbench posting floor when
 # DATABASE_URL is set: use your own database name), then WebSocket fan-out (in-memory layer, and Redis layers
-# when REDIS_URL is set) against a bare Channels consumer.
+# when REDIS_URL is set) against a bare Channels consumer, then the notifications' fan-out against the post's own write.
 bench: install
 	$(PY) -m bench.rolls_bench
 	$(PY) -m bench.markdown_bench
 	$(PY) -m bench.thread_bench
 	$(PY) -m bench.fanout
+	$(PY) -m bench.notify_bench
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -580,3 +580,126 @@ def viewer_with_role(user_id: int, campaign: Campaign, role: str | None) -> View
         campaign_public=campaign.visibility == Visibility.PUBLIC,
         role=role or None,
     )
+
+
+# --- Notifications (notifications/): who is told what, never more than they may read -------------------
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member as the notifications see them: who, and in what role."""
+
+    user_id: int
+    role: str
+
+
+def _member_viewer(campaign: Campaign, member: Member) -> Viewer:
+    return Viewer(member.user_id, campaign.pk, campaign.visibility == Visibility.PUBLIC, member.role)
+
+
+def told_of_post(
+    campaign: Campaign,
+    post: Post,
+    members: Iterable[Member],
+    reader_ids: Iterable[int],
+    writer_ids: Iterable[int],
+    whisper_ids: Iterable[int],
+) -> frozenset[int]:
+    """The members told of a new post: exactly those who may read its scene and see it (never its author).
+    A whisper reaches its targets, a GM-only post the GMs, a listed scene its listed members."""
+    readers, writers, whispered = list(reader_ids), list(writer_ids), list(whisper_ids)
+    return frozenset(
+        m.user_id
+        for m in members
+        if m.user_id != post.author_id
+        and may_read_scene(_member_viewer(campaign, m), post.scene, readers, writers)
+        and may_see_post(_member_viewer(campaign, m), post, whispered)
+    )
+
+
+def told_of_waiting_step(
+    campaign: Campaign,
+    scene: Scene,
+    members: Iterable[Member],
+    reader_ids: Iterable[int],
+    writer_ids: Iterable[int],
+    *,
+    gm: bool,
+    user_ids: Iterable[int],
+) -> frozenset[int]:
+    """Who a procedure's awaited step calls: the GMs when it waits for a GM, the listed users while they are
+    members who may read the scene (a removed player is no longer told)."""
+    listed = set(user_ids)
+    readers, writers = list(reader_ids), list(writer_ids)
+    told = set()
+    for m in members:
+        viewer = _member_viewer(campaign, m)
+        if not may_read_scene(viewer, scene, readers, writers):
+            continue
+        if (gm and viewer.is_gm) or m.user_id in listed:
+            told.add(m.user_id)
+    return frozenset(told)
+
+
+def told_of_join_request(members: Iterable[Member], *, requester_id: int, pending: bool) -> frozenset[int]:
+    """A pending request: the GMs decide it. A decided one: its requester hears the answer."""
+    if pending:
+        return frozenset(m.user_id for m in members if m.role == Role.GM)
+    return frozenset({requester_id})
+
+
+def told_of_character(members: Iterable[Member], character: Character, *, awaiting_approval: bool) -> frozenset[int]:
+    """A character sent for approval: the GMs. Approved or sent back: its player (an NPC has none)."""
+    if awaiting_approval:
+        return frozenset(m.user_id for m in members if m.role == Role.GM)
+    if character.is_npc or character.owner_id is None:
+        return frozenset()
+    return frozenset(m.user_id for m in members if m.user_id == character.owner_id)
+
+
+def may_nudge(viewer: Viewer) -> bool:
+    """Remind the players who owe a post in a scene, and set the campaign's automatic reminder: GMs."""
+    return viewer.is_gm
+
+
+def has_public_feed(campaign: Campaign) -> bool:
+    """A campaign's Atom feed exists for public campaigns only, and shows what an anonymous reader sees."""
+    return campaign.visibility == Visibility.PUBLIC
+
+
+def still_told(viewer: Viewer) -> bool:
+    """A notification stays in the inbox, the feeds and the mail only while its campaign is visible to its
+    recipient (a private campaign they left no longer speaks to them)."""
+    return may_view_campaign(viewer)
+
+
+def may_request_roll(viewer: Viewer) -> bool:
+    """Ask a player for a roll in a scene (it shows pre-filled in their composer): GMs."""
+    return viewer.is_gm
+
+
+def may_be_asked_to_roll(
+    viewer: Viewer, scene: Scene, character: Character, reader_ids: Iterable[int], writer_ids: Iterable[int]
+) -> bool:
+    """A roll is asked of a player's approved character, from its player, who must be able to write the
+    scene to answer."""
+    return (
+        not character.is_npc
+        and character.status == CharacterStatus.APPROVED
+        and character.campaign_id == viewer.campaign_id
+        and character.owner_id == viewer.user_id
+        and may_write_scene(viewer, scene, reader_ids, writer_ids)
+    )
+
+
+def notification_still_readable_q(user_id: int) -> Q:
+    """Notifications (``notifications.Notification``) whose scene and post the recipient may still read: a
+    listed scene they were taken off, or a whispered or mentioning post since deleted, no longer shows."""
+    gm_here = Exists(Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id, role=Role.GM))
+    listed = Exists(Scene.readers.through.objects.filter(scene_id=OuterRef("scene_id"), user_id=user_id)) | Exists(
+        Scene.writers.through.objects.filter(scene_id=OuterRef("scene_id"), user_id=user_id)
+    )
+    scene_ok = Q(scene__isnull=True) | Q(scene__access=SceneAccess.ALL_MEMBERS) | Q(scene__is_offtopic=True) | Q(listed)
+    quoted = Q(kind__in=["whisper", "mention"])
+    post_ok = ~quoted | Q(post__isnull=False, post__deleted_at__isnull=True)
+    return Q(gm_here) | (scene_ok & post_ok)

@@ -5,3 +5,7 @@ from tintero.settings import *  # noqa: F403
 from tintero.settings import INSTALLED_APPS
 
 INSTALLED_APPS = [*INSTALLED_APPS, "tests.coinflip"]
+
+# Background tasks run at once, in the test's thread.
+TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

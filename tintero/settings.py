@@ -58,6 +58,9 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "rolls",
+    "django_tasks",
+    "taskqueue",
+    "notifications",
     # The games: the registry, then one app per ruleset (adding a game is one line here).
     "rulesets",
     "rulesets.fate_sotc",
@@ -98,6 +101,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "notifications.context_processors.unread_notifications",
             ],
         },
     },
@@ -283,6 +287,31 @@ SPECTACULAR_SETTINGS = {
         "ScopeEnum": [("campaign", "campaign"), ("character", "character")],
     },
 }
+
+# --- Notifications, mail and the task queue ------------------------------------------------------
+# Background work (mail, digests, notifications' fan-out) runs through Django's tasks interface. The
+# worker: `python manage.py run_task_worker` (README). Tests use the immediate backend.
+TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "taskqueue.backend.DatabaseBackend")}}
+# Mail: printed to the console unless EMAIL_HOST is set (then SMTP with the usual variables).
+EMAIL_HOST = env_str("EMAIL_HOST")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", default=True)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Tintero <tintero@localhost>")
+# The site's address for links in mail and feeds.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# Mail about a campaign when the user has not chosen: immediate, daily (digest) or off.
+NOTIFICATION_EMAIL_DEFAULT = env_str("NOTIFICATION_EMAIL_DEFAULT", "immediate")
+# Attempts at sending one mail before it is abandoned (retries wait 1, 2, 4... minutes).
+NOTIFICATION_MAIL_ATTEMPTS = env_int("NOTIFICATION_MAIL_ATTEMPTS", 4)
+# Web Push (pywebpush): disabled, with a clear status, while these are unset.
+VAPID_PUBLIC_KEY = env_str("VAPID_PUBLIC_KEY")
+VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
+VAPID_SUBJECT = env_str("VAPID_SUBJECT", "mailto:tintero@localhost")
 
 # --- Security ------------------------------------------------------------------------------------
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
     path("api/", include("tintero.api.urls")),
+    path("", include("notifications.urls")),
     path("", include("characters.urls")),
     path("", include("rolls.urls")),
     path("", include("campaigns.urls")),

@@ -19,6 +19,7 @@ from campaigns.views.common import decorate_posts, flash_validation_error, is_ht
 from characters.models import CharacterStatus
 from characters.selectors import scene_panel
 from characters.services import campaign_settings
+from notifications.selectors import composer_initial
 from rolls.views import scene_flows_context
 from rulesets import registry
 
@@ -34,8 +35,11 @@ def composer_form(
     ]
     if memberships is None:
         memberships = list(selectors.members(scene.campaign))
-    return PostForm(
+    # A roll the GM asked of one of the viewer's characters: the empty composer comes pre-filled to answer it.
+    roll_request, initial = composer_initial(viewer, scene) if data is None else (None, {})
+    form = PostForm(
         data or None,
+        initial=initial,
         characters=characters,
         memberships=memberships,
         is_gm=viewer.is_gm,
@@ -44,6 +48,8 @@ def composer_form(
         ruleset=scene.campaign.ruleset,
         rules_settings=campaign_settings(scene.campaign),
     )
+    form.roll_request = roll_request  # type: ignore[attr-defined]
+    return form
 
 
 def thread_context(

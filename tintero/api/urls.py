@@ -10,6 +10,7 @@ from accounts.apis import MeView, TokenDetailView, TokenListView, TokenView
 from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
+from notifications import api as notifications
 from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
@@ -96,6 +97,22 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("dashboard/", DashboardView.as_view(), name="dashboard"),
     # Live updates: what a socket missed (the socket itself is /ws/campaigns/<id>/)
     path("campaigns/<int:campaign_id>/events/", CampaignEventsView.as_view(), name="campaign-events"),
+    # Notifications: inbox, mail choices, the private feed's URL, nudges
+    path("notifications/", notifications.NotificationListView.as_view(), name="notifications"),
+    path("notifications/count/", notifications.UnreadCountView.as_view(), name="notifications-count"),
+    path("notifications/read/", notifications.MarkReadView.as_view(), name="notifications-read"),
+    path("notifications/preferences/", notifications.PreferencesView.as_view(), name="notification-preferences"),
+    path("notifications/feed/", notifications.FeedTokenView.as_view(), name="notification-feed"),
+    path("notifications/quiet-hours/", notifications.QuietHoursView.as_view(), name="notification-quiet-hours"),
+    path("notifications/push/", notifications.PushSubscriptionsView.as_view(), name="notification-push"),
+    path("scenes/<int:scene_id>/nudge/", notifications.NudgeView.as_view(), name="scene-nudge"),
+    path("campaigns/<int:campaign_id>/reminder/", notifications.ReminderView.as_view(), name="campaign-reminder"),
+    path("scenes/<int:scene_id>/roll-requests/", notifications.SceneRollRequestsView.as_view(), name="roll-requests"),
+    path(
+        "roll-requests/<int:request_id>/cancel/",
+        notifications.RollRequestCancelView.as_view(),
+        name="roll-request-cancel",
+    ),
     # Characters, operations, ledgers, pools
     path("campaigns/<int:campaign_id>/characters/", characters.CampaignCharactersView.as_view(), name="characters"),
     path("characters/<int:character_id>/", characters.CharacterDetailView.as_view(), name="character"),

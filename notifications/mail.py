@@ -1,0 +1,144 @@
+"""Mail of notifications: a delivery's message, its signed unsubscribe link, and the idempotent send (of
+mail, and of Web Push messages through ``notifications.push``).
+
+Sending is claimed before and marked after (``Delivery.status``): a retried task, a replayed one, or two
+workers racing send each delivery at most once; a failure is retried with a growing delay.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.conf import settings
+from django.core import signing
+from django.core.mail import EmailMessage
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+
+from campaigns import policy
+from campaigns.models import Campaign
+from notifications import catalogue
+from notifications.models import Channel, Delivery, DeliveryStatus, Notification
+
+logger = logging.getLogger(__name__)
+
+UNSUBSCRIBE_SALT = "notifications.unsubscribe"
+
+
+def absolute(path: str) -> str:
+    return settings.SITE_URL.rstrip("/") + path
+
+
+def unsubscribe_token(user_id: int, campaign_id: int) -> str:
+    return signing.dumps({"u": user_id, "c": campaign_id}, salt=UNSUBSCRIBE_SALT)
+
+
+def read_unsubscribe_token(token: str) -> tuple[int, int] | None:
+    """The (user, campaign) a link was signed for; None when it was tampered with."""
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("u"), int) or not isinstance(data.get("c"), int):
+        return None
+    return data["u"], data["c"]
+
+
+def unsubscribe_url(user_id: int, campaign_id: int) -> str:
+    return absolute(reverse("notifications:unsubscribe", args=[unsubscribe_token(user_id, campaign_id)]))
+
+
+def _lines(notes: list[Notification]) -> list[str]:
+    lines = []
+    for n in notes:
+        lines.append(f"- {catalogue.sentence(n)}")
+        quote = catalogue.excerpt(n)
+        if quote:
+            lines.append(f"  «{quote}»")
+        lines.append(f"  {absolute(catalogue.link(n))}")
+    return lines
+
+
+def message(delivery: Delivery, notes: list[Notification]) -> EmailMessage:
+    """The mail of a delivery, in the campaign's language. ``notes``: what its recipient may still read."""
+    campaign: Campaign = delivery.campaign
+    with translation.override(campaign.language):
+        if delivery.key.startswith("digest:"):
+            subject = _("[Tintero] %(campaign)s: resumen del día") % {"campaign": campaign.title}
+        else:
+            subject = f"[Tintero] {campaign.title}: {catalogue.sentence(notes[0])}"
+        unsubscribe = unsubscribe_url(delivery.user_id, campaign.pk)
+        body = "\n".join(
+            [
+                *_lines(notes),
+                "",
+                _("Tus avisos: %(url)s") % {"url": absolute(reverse("notifications:inbox"))},
+                _("No recibir más correos de esta partida: %(url)s") % {"url": unsubscribe},
+            ]
+        )
+    return EmailMessage(
+        subject=subject[:200],
+        body=body,
+        to=[delivery.user.email],
+        headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    )
+
+
+def _still_told(delivery: Delivery) -> list[Notification]:
+    viewer = policy.viewer_for(delivery.user, delivery.campaign)
+    if not policy.still_told(viewer):
+        return []
+    readable = policy.notification_still_readable_q(delivery.user_id)
+    return list(delivery.notifications.filter(readable).select_related("campaign").order_by("id"))
+
+
+def _claim(delivery_id: int) -> bool:
+    """Mark before: only one runner moves a delivery to ``sending``; everyone else leaves it alone. A mail
+    held by quiet hours is not claimed before they end."""
+    now = timezone.now()
+    return bool(
+        Delivery.objects.filter(pk=delivery_id, status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED])
+        .exclude(not_before__gt=now)
+        .update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=now)
+    )
+
+
+def send_delivery(delivery_id: int) -> str:
+    """Send one delivery at most once. Returns what happened (for the task's result)."""
+    if not _claim(delivery_id):
+        return "skipped"
+    delivery = Delivery.objects.select_related("user", "campaign").get(pk=delivery_id)
+    notes = _still_told(delivery)
+    if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email):
+        Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error="nothing to tell")
+        return "abandoned"
+    try:
+        if delivery.channel == Channel.PUSH:
+            from notifications import push
+
+            push.send(delivery.user_id, notes)
+        else:
+            message(delivery, notes).send()
+    except Exception as exc:  # any transport failure: retry later, never lose or duplicate the mail
+        logger.warning("delivery %s failed (attempt %s): %s", delivery_id, delivery.attempts, exc)
+        retry = delivery.attempts < settings.NOTIFICATION_MAIL_ATTEMPTS
+        Delivery.objects.filter(pk=delivery_id).update(
+            status=DeliveryStatus.FAILED if retry else DeliveryStatus.ABANDONED, last_error=str(exc)[:300]
+        )
+        if retry:
+            _retry(delivery_id, delivery.attempts)
+        return "failed"
+    Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.SENT, sent_at=timezone.now())
+    return "sent"
+
+
+def _retry(delivery_id: int, attempts: int) -> None:
+    from notifications import tasks
+
+    task = tasks.send_delivery
+    if task.get_backend().supports_defer:
+        task = task.using(run_after=timezone.now() + timedelta(seconds=30 * 2**attempts))
+    task.enqueue(delivery_id)

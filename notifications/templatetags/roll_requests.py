@@ -1,0 +1,36 @@
+"""``{% roll_requests scene viewer %}``: the open roll requests of a scene (a GM's with the form to ask for
+one and to withdraw; a player's own), as ``notifications.selectors`` and ``campaigns.policy`` answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+
+from campaigns import policy
+from campaigns.models import Scene
+from campaigns.policy import Viewer
+from characters.models import Character, CharacterStatus
+from notifications import selectors
+
+register = template.Library()
+
+
+@register.inclusion_tag("notifications/_roll_requests.html")
+def roll_requests(scene: Scene, viewer: Viewer | None) -> dict[str, Any]:
+    if viewer is None or not viewer.is_member:
+        return {"show": False}
+    asks = policy.may_request_roll(viewer)
+    requests = selectors.scene_roll_requests(viewer, scene)
+    characters: list[Character] = []
+    if asks:
+        characters = list(
+            Character.objects.filter(campaign_id=scene.campaign_id, is_npc=False, status=CharacterStatus.APPROVED)
+        )
+    return {
+        "show": asks or bool(requests),
+        "asks": asks,
+        "requests": requests,
+        "characters": characters,
+        "scene": scene,
+    }

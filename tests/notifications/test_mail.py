@@ -1,0 +1,187 @@
+"""Mail: immediate or daily digest per user and campaign, signed one-click unsubscribe, retries, and each
+mail sent exactly once even when a task is retried, replayed or its worker dies mid-send."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.core import mail
+from django.test import Client, override_settings
+from django.utils import timezone
+
+from campaigns import services as campaign_services
+from campaigns.models import Recipients, Voice
+from notifications import mail as notification_mail
+from notifications import services
+from notifications.models import CampaignPreference, Delivery, DeliveryStatus, EmailMode
+from notifications.tasks import send_delivery
+from tests.personas import Table
+
+pytestmark = pytest.mark.django_db
+
+
+def _to(address: str) -> list[Any]:
+    return [m for m in mail.outbox if address in m.to]
+
+
+def _post(table: Table, run_tasks: Any, body: str = "Hola", **fields: Any) -> None:
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=table.player2, scene=table.scene, body=body, **fields)
+
+
+def test_immediate_mail_once_per_batch_of_posts(mail_table: Table, run_tasks: Any) -> None:
+    _post(mail_table, run_tasks, "uno")
+    _post(mail_table, run_tasks, "dos")
+    sent = _to("reader@example.org")
+    assert len(sent) == 1
+    assert "1 mensaje nuevo en «Llegada»" in sent[0].subject
+    assert "/avisos/baja/" in sent[0].body
+    assert sent[0].extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    assert not _to("player2@example.org")  # the author is never told of their own post
+
+
+def test_mail_follows_the_campaign_language(mail_table: Table, run_tasks: Any) -> None:
+    mail_table.campaign.language = "en"
+    mail_table.campaign.save()
+    _post(mail_table, run_tasks, "@reader hi")
+    assert "Bruno mentions you in “Llegada”" in _to("reader@example.org")[0].subject
+
+
+def test_off_sends_nothing(mail_table: Table, run_tasks: Any) -> None:
+    CampaignPreference.objects.create(user=mail_table.reader, campaign=mail_table.campaign, email=EmailMode.OFF)
+    _post(mail_table, run_tasks)
+    assert not _to("reader@example.org")
+    assert mail_table.reader.notifications.count() == 1  # the inbox still has it
+
+
+def test_daily_digest_is_one_mail_per_user_and_campaign_with_nothing_unreadable(
+    mail_table: Table, run_tasks: Any
+) -> None:
+    for user in (mail_table.reader, mail_table.player, mail_table.gm):
+        CampaignPreference.objects.create(user=user, campaign=mail_table.campaign, email=EmailMode.DAILY)
+    _post(mail_table, run_tasks, "Primero")
+    _post(mail_table, run_tasks, "DIGEST-SECRETO-GM", recipients=Recipients.GMS)
+    with run_tasks(execute=True):
+        campaign_services.create_post(
+            author=mail_table.gm, scene=mail_table.scene, body="DIGEST-SUSURRO @player", voice=Voice.NARRATOR,
+            recipients=Recipients.WHISPER, whisper_to=[mail_table.player.pk],
+        )  # fmt: skip
+    with run_tasks(execute=True):
+        campaign_services.create_post(author=mail_table.player, scene=mail_table.offtopic, body="Fuera de juego")
+    for address in ("reader@example.org", "player@example.org", "gm@example.org"):
+        assert not _to(address)  # daily: nothing at once
+    with run_tasks(execute=True):
+        services.schedule_digests()
+    for address in ("reader@example.org", "player@example.org", "gm@example.org"):
+        assert len(_to(address)) == 1, address
+    reader_mail = _to("reader@example.org")[0]
+    assert "resumen del día" in reader_mail.subject
+    assert "mensaje nuevo en «Llegada»" in reader_mail.body and "Fuera de juego" not in reader_mail.body
+    assert "DIGEST" not in reader_mail.body
+    assert "DIGEST-SUSURRO" in _to("player@example.org")[0].body
+    assert "DIGEST-SECRETO-GM" not in _to("gm@example.org")[0].body  # a batch never quotes posts
+    with run_tasks(execute=True):
+        services.schedule_digests()  # the same day again: nothing new to tell, nothing sent twice
+    assert len(_to("reader@example.org")) == 1
+
+
+def test_unsubscribe_link_works_once_without_login_and_refuses_tampering(mail_table: Table) -> None:
+    url = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk).removeprefix(
+        "http://127.0.0.1:8000"
+    )
+    anonymous = Client()
+    assert "¿Dejar de recibir" in anonymous.get(url).content.decode()
+    assert not CampaignPreference.objects.exists()  # a GET (a mail scanner) changes nothing
+    done = anonymous.post(url)
+    assert done.status_code == 200 and "No recibirás más correos" in done.content.decode()
+    assert CampaignPreference.objects.get(user=mail_table.reader).email == EmailMode.OFF
+    again = anonymous.post(url)
+    assert "Ya no recibes correos" in again.content.decode()
+    tampered = url.replace(url.split("/")[-2], url.split("/")[-2][:-2] + "xx")
+    assert anonymous.post(tampered).status_code == 400
+    forged = notification_mail.unsubscribe_url(mail_table.gm.pk, mail_table.campaign.pk).split("/")[-2]
+    assert anonymous.post(f"/avisos/baja/{forged[:10]}/").status_code == 400
+
+
+class FlakyBackend:
+    """A mail backend whose first ``failures`` sends raise."""
+
+    failures = 1
+    calls = 0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def send_messages(self, messages: list[Any]) -> int:
+        FlakyBackend.calls += 1
+        if FlakyBackend.calls <= FlakyBackend.failures:
+            raise ConnectionError("SMTP down")
+        mail.outbox.extend(messages)
+        return len(messages)
+
+
+@override_settings(EMAIL_BACKEND="tests.notifications.test_mail.FlakyBackend", NOTIFICATION_MAIL_ATTEMPTS=3)
+def test_a_send_that_raises_is_retried_and_sent_exactly_once(mail_table: Table, run_tasks: Any) -> None:
+    FlakyBackend.calls, FlakyBackend.failures = 0, 1
+    _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    assert delivery.status == DeliveryStatus.SENT and delivery.attempts == 2
+    assert len(_to("reader@example.org")) == 1
+    send_delivery.enqueue(delivery.pk)  # a replayed task
+    assert len(_to("reader@example.org")) == 1
+
+
+@override_settings(EMAIL_BACKEND="tests.notifications.test_mail.FlakyBackend", NOTIFICATION_MAIL_ATTEMPTS=2)
+def test_a_mail_that_keeps_failing_is_abandoned_after_its_attempts(mail_table: Table, run_tasks: Any) -> None:
+    FlakyBackend.calls, FlakyBackend.failures = 0, 99
+    _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    assert delivery.status == DeliveryStatus.ABANDONED and delivery.attempts == 2
+    assert "SMTP down" in delivery.last_error
+
+
+def test_a_worker_killed_mid_batch_sends_nothing_twice(mail_table: Table, run_tasks: Any) -> None:
+    for user in (mail_table.reader, mail_table.gm):
+        CampaignPreference.objects.create(user=user, campaign=mail_table.campaign, email=EmailMode.DAILY)
+    _post(mail_table, run_tasks)
+    # The batch is queued, then the worker dies: the reader's mail was claimed (maybe sent), the GM's not.
+    with mock.patch("notifications.tasks.send_delivery"), run_tasks(execute=True):
+        services.schedule_digests()
+    reader_delivery = Delivery.objects.get(user=mail_table.reader)
+    assert notification_mail._claim(reader_delivery.pk)
+    # Another worker runs the whole batch again, and the digests are scheduled again.
+    for delivery in Delivery.objects.all():
+        send_delivery.enqueue(delivery.pk)
+    with run_tasks(execute=True):
+        services.schedule_digests()
+    assert not _to("reader@example.org")  # claimed by the dead worker: never sent a second time
+    assert len(_to("gm@example.org")) == 1
+    assert Delivery.objects.filter(user__in=[mail_table.reader, mail_table.gm]).count() == 2
+
+
+def test_a_recipient_no_longer_in_a_private_campaign_gets_no_mail(mail_table: Table, run_tasks: Any) -> None:
+    with mock.patch("notifications.tasks.send_delivery"):
+        _post(mail_table, run_tasks, "@reader hola")
+    campaign_services.leave_campaign(user=mail_table.reader, campaign=mail_table.campaign)
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    send_delivery.enqueue(delivery.pk)
+    delivery.refresh_from_db()
+    if mail_table.campaign.visibility == "private":
+        assert delivery.status == DeliveryStatus.ABANDONED and not _to("reader@example.org")
+    else:
+        assert delivery.status == DeliveryStatus.SENT
+
+
+def test_digest_day_boundary_is_a_new_mail(mail_table: Table, run_tasks: Any) -> None:
+    CampaignPreference.objects.create(user=mail_table.reader, campaign=mail_table.campaign, email=EmailMode.DAILY)
+    _post(mail_table, run_tasks, "hoy")
+    with run_tasks(execute=True):
+        services.schedule_digests()
+    mail_table.reader.notifications.update(read_at=timezone.now())
+    _post(mail_table, run_tasks, "mañana")
+    with run_tasks(execute=True):
+        services.schedule_digests(now=timezone.now() + timedelta(days=1))
+    assert len(_to("reader@example.org")) == 2
