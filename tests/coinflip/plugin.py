@@ -96,7 +96,7 @@ class SheetForm(forms.Form):
 class RollBinding:
     key = "coinflip"
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         return kind == "flip"
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
