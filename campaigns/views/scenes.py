@@ -38,7 +38,7 @@ def composer_form(
         data or None,
         characters=characters,
         memberships=memberships,
-        is_gm=viewer.is_gm,
+        powers=policy.composer_powers(viewer),
         roll_powers=policy.roll_powers(viewer),
         user_id=viewer.user_id,
         ruleset=scene.campaign.ruleset,
