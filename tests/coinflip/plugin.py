@@ -211,7 +211,7 @@ def _settle(given: StepInput[WagerState, NoParams]) -> Outcome[WagerState]:
 
 
 def _character_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequence[Choice]]:
-    mine = [c for c in table.characters.values() if c.approved and (viewer.is_gm or c.owner_id == viewer.user_id)]
+    mine = [c for c in table.characters.values() if c.approved and policy.may_open_character_procedure(viewer, c)]
     return {"character": [Choice(str(c.id), c.name) for c in mine]}
 
 
