@@ -39,7 +39,6 @@ from django.utils.translation import gettext as _
 from campaigns import policy
 from campaigns.events import (
     REFRESH_TYPES,
-    EventType,
     campaign_group,
     last_seq,
     message_audience,
@@ -213,15 +212,8 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         data = json.loads(message["frame"])["data"]
         viewer = self.viewer
         assert viewer is not None
-        event_type = message["event_type"]
-        if event_type == EventType.MEMBERSHIP_CHANGED:
-            if data.get("user_id") != viewer.user_id:
-                return True  # someone else's membership: nothing this socket shows depends on it
-        elif event_type == EventType.CAMPAIGN_CHANGED:
-            if viewer.is_gm:
-                return True  # a GM sees the campaign whatever its settings
-        elif viewer.is_gm or data.get("scene_id") is None:
-            return True  # GMs read every scene; a reorder changes nobody's access
+        if not policy.event_changes_access(viewer, message["event_type"], data):
+            return True  # nothing this socket may read depends on it
         loaded = await database_sync_to_async(_load_viewer)(self.scope.get("user"), self.campaign_id)
         if loaded is None:
             await self._close_no_access()

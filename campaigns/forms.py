@@ -218,7 +218,7 @@ class PostForm(forms.Form):
         *args: Any,
         characters: Iterable[Character] = (),
         memberships: Iterable[Membership] = (),
-        is_gm: bool = False,
+        powers: policy.ComposerPowers | None = None,
         roll_powers: policy.RollPowers | None = None,
         user_id: int | None = None,
         ruleset: str = "generic",
@@ -243,20 +243,24 @@ class PostForm(forms.Form):
                 powers=roll_powers,
                 default_character=mine[0] if len(mine) == 1 else None,
             )
-        if not is_gm:
+        # What the viewer may do comes from the policy (``powers``); without it, nothing beyond a player's.
+        powers = powers or policy.ComposerPowers(narrator_voice=False, npc_voice=False, secret_dice=False)
+        if not powers.secret_dice:
             del self.fields["roll_secret"]
         self.characters = {c.pk: c for c in characters}
-        voices = [(Voice.CHARACTER, Voice.CHARACTER.label)] if self.characters else []
-        if is_gm:
-            # The GM writes as the narrator unless they choose otherwise: never as a player's character by
-            # default (a GM's post and roll would be attributed to a PC).
-            voices = [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label), *voices]
+        # The GM writes as the narrator unless they choose otherwise: never as a player's character by
+        # default (a GM's post and roll would be attributed to a PC).
+        voices = [(Voice.NARRATOR, Voice.NARRATOR.label)] if powers.narrator_voice else []
+        if powers.npc_voice:
+            voices.append((Voice.NPC, Voice.NPC.label))
+        if self.characters:
+            voices.append((Voice.CHARACTER, Voice.CHARACTER.label))
         voices.append((Voice.OOC, Voice.OOC.label))
         self.fields["voice"].choices = voices
         self.fields["voice"].initial = voices[0][0]
         self.fields["character"].choices = [(c.pk, c.name) for c in self.characters.values()]
         self.fields["whisper_to"].choices = _member_choices(memberships, exclude=user_id)
-        if not is_gm:
+        if not powers.npc_voice:
             del self.fields["npc_name"]
 
     DICE_FIELDS = ("roll_expression", "roll_label", "roll_secret")

@@ -11,7 +11,7 @@ A private campaign does not exist for an outsider: callers turn a failed ``may_v
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
@@ -20,7 +20,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Exists, OuterRef, Q
 
-from campaigns.events import Audience
+from campaigns.events import Audience, EventType
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -703,3 +703,45 @@ def notification_still_readable_q(user_id: int) -> Q:
     quoted = Q(kind__in=["whisper", "mention"])
     post_ok = ~quoted | Q(post__isnull=False, post__deleted_at__isnull=True)
     return Q(gm_here) | (scene_ok & post_ok)
+
+
+# --- The post composer, socket refreshes and scene lists: questions other modules answered with ``is_gm`` ---
+
+
+@dataclass(frozen=True)
+class ComposerPowers:
+    """What the post composer offers a viewer beyond their own characters, computed here so the form never
+    reads a role: the narrator's voice, an NPC's voice (with its name field) and secret free dice."""
+
+    narrator_voice: bool
+    npc_voice: bool
+    secret_dice: bool
+
+
+def composer_powers(viewer: Viewer) -> ComposerPowers:
+    return ComposerPowers(
+        narrator_voice=may_post_with_voice(viewer, Voice.NARRATOR, None),
+        npc_voice=may_post_with_voice(viewer, Voice.NPC, None),
+        secret_dice=roll_powers(viewer).secret_rolls,
+    )
+
+
+def event_changes_access(viewer: Viewer, event_type: str, data: Mapping[str, object]) -> bool:
+    """Whether a change event may change what this viewer reads, so their socket re-reads its viewer and
+    readable scenes: their own membership's change; the campaign's settings or a scene's access, unless the
+    viewer is a GM (who reads the campaign and every scene whatever they say). A scene reorder (no scene)
+    changes nobody's access."""
+    if event_type == EventType.MEMBERSHIP_CHANGED:
+        return data.get("user_id") == viewer.user_id
+    if event_type == EventType.CAMPAIGN_CHANGED:
+        return not viewer.is_gm
+    if event_type == EventType.SCENE_CHANGED:
+        return not viewer.is_gm and data.get("scene_id") is not None
+    return False
+
+
+def scene_lists_decide(viewer: Viewer, scene: Scene) -> bool:
+    """Whether the viewer's place on a scene's reader and writer lists can change :func:`may_read_scene` or
+    :func:`may_write_scene`: a signed-in viewer who is not a GM, in a scene with listed access. When not, the
+    selector skips the query for the lists."""
+    return viewer.user_id is not None and scene.access == SceneAccess.LISTED and not viewer.is_gm

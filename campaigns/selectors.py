@@ -43,7 +43,6 @@ from campaigns.models import (
     RequestStatus,
     Role,
     Scene,
-    SceneAccess,
     SceneAspect,
     SceneReadMark,
     Visibility,
@@ -184,7 +183,7 @@ def scene_for(
         remember_runs_campaigns(user, scene.viewer_runs_campaigns)  # type: ignore[attr-defined]
     reader_ids: list[int] = []
     writer_ids: list[int] = []
-    if user_id is not None and scene.access == SceneAccess.LISTED and not viewer.is_gm:
+    if user_id is not None and policy.scene_lists_decide(viewer, scene):
         reader_ids, writer_ids = _listed_ids(scene, user_id)
     if not policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
         raise Http404

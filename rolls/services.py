@@ -66,7 +66,7 @@ def make_roll(
     if not policy.may_roll(viewer, gm_only=spec.gm_only, character=character):
         raise PermissionDenied(_("No puedes hacer esa tirada."))
     binding = _binding_for(scene, spec.kind)
-    if not binding.kind_allowed(spec.kind, is_gm=policy.roll_powers(viewer).gm_kinds):
+    if not binding.kind_allowed(spec.kind, gm_kinds=policy.roll_powers(viewer).gm_kinds):
         raise ValidationError({"rolls": _("«%(kind)s» no es una tirada que puedas hacer aquí.") % {"kind": spec.kind}})
     if len(spec.label) > 120:
         raise ValidationError({"rolls": _("La etiqueta de la tirada es demasiado larga.")})

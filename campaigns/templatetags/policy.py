@@ -22,6 +22,8 @@ _VIEWER_QUESTIONS: dict[str, Callable[[Viewer], bool]] = {
     "see_roll_controls": policy.may_see_roll_controls,
     "manage_campaign": policy.may_manage_campaign,
     "see_hidden_aspects": policy.may_see_hidden_aspect,
+    "apply_any_operation": policy.may_apply_any_operation,
+    "approve_characters": policy.may_approve_character,
 }
 
 

@@ -42,7 +42,7 @@ def composer_form(
         initial=initial,
         characters=characters,
         memberships=memberships,
-        is_gm=viewer.is_gm,
+        powers=policy.composer_powers(viewer),
         roll_powers=policy.roll_powers(viewer),
         user_id=viewer.user_id,
         ruleset=scene.campaign.ruleset,

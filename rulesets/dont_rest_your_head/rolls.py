@@ -217,8 +217,8 @@ def outcome_json(outcome: Outcome) -> JSON:
 class DontRestYourHeadRollBinding:
     key = KEY
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
-        return kind in KINDS and (is_gm or kind not in GM_KINDS)
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
+        return kind in KINDS and (gm_kinds or kind not in GM_KINDS)
 
     # --- prepare ------------------------------------------------------------------------------------
 

@@ -280,7 +280,7 @@ def _rolled(request: Any) -> Any:
 class EventRollBinding:
     key = KEY
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         # The fist tie-break is rolled by the server inside a desafío (as whoever's step closed the reveal).
         return kind in KINDS
 

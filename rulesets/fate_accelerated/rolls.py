@@ -100,9 +100,9 @@ def summary(result: JSON, language: str, *, secret: bool) -> str:
 class FateAcceleratedRollBinding:
     key = KEY
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         if kind == FATE_DICE:
-            return is_gm  # a quick GM roll for a mook or an NPC group
+            return gm_kinds  # a quick GM roll for a mook or an NPC group
         return kind in ACTION_KINDS
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:

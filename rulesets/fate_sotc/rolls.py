@@ -120,7 +120,7 @@ def _side(skill: str | None, rating: int, modifier: int = 0) -> JSON:
 class FateSotcRollBinding:
     key = KEY
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         return kind in KINDS
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:

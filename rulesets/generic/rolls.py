@@ -21,7 +21,7 @@ class GenericRollBinding:
     def input_model(self, kind: str) -> type[BaseModel]:
         return NotationRequest
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         return kind == NOTATION
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:

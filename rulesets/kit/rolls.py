@@ -72,8 +72,9 @@ class RollBinding(Protocol):
     # declares it.)
     # def input_model(self, kind: str) -> type[BaseModel]: ...
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
-        """Whether this roll kind may be attached to a post by a player (or only by a GM)."""
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
+        """Whether this roll kind may be attached to a post. ``gm_kinds``: the roller may choose the kinds the
+        rules keep for the GM (the policy's ``RollPowers.gm_kinds``, never a role read here)."""
         ...
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:

@@ -220,9 +220,9 @@ def core_json(roll: CoreRoll) -> JSON:
 class PresagiosRollBinding:
     key = KEY
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         if kind in GM_KINDS:
-            return is_gm
+            return gm_kinds
         return kind == ROLL
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:

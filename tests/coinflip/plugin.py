@@ -96,7 +96,7 @@ class SheetForm(forms.Form):
 class RollBinding:
     key = "coinflip"
 
-    def kind_allowed(self, kind: str, *, is_gm: bool) -> bool:
+    def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         return kind == "flip"
 
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
@@ -211,7 +211,7 @@ def _settle(given: StepInput[WagerState, NoParams]) -> Outcome[WagerState]:
 
 
 def _character_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequence[Choice]]:
-    mine = [c for c in table.characters.values() if c.approved and (viewer.is_gm or c.owner_id == viewer.user_id)]
+    mine = [c for c in table.characters.values() if c.approved and policy.may_open_character_procedure(viewer, c)]
     return {"character": [Choice(str(c.id), c.name) for c in mine]}
 
 

@@ -74,7 +74,7 @@ def test_helper_and_pain_rolls(dryh: DryhRolls) -> None:
     assert pain.request == {"pain": 4, "opponents": [2, 2]}
     assert [f.pool for f in BINDING.faces("pain", pain.result)] == ["pain"] * 4
     assert pain.summary_es == "Dolor: 2 éxitos, potencia 6" and pain.summary_en == "Pain: 2 successes, strength 6"
-    assert not BINDING.kind_allowed("pain", is_gm=False) and BINDING.kind_allowed("pain", is_gm=True)
+    assert not BINDING.kind_allowed("pain", gm_kinds=False) and BINDING.kind_allowed("pain", gm_kinds=True)
 
 
 def test_whole_conflict_in_words(dryh: DryhRolls) -> None:

@@ -67,7 +67,7 @@ def test_a_secret_difficulty_never_reaches_the_public_result(fae: FaeScene) -> N
 def test_an_action_needs_a_character_and_bare_4df_is_for_gms(fae: FaeScene) -> None:
     with pytest.raises(RulesError):
         BINDING.prepare("overcome", {"approach": "quick"}, None, None)
-    assert not BINDING.kind_allowed("fate_dice", is_gm=False) and BINDING.kind_allowed("fate_dice", is_gm=True)
+    assert not BINDING.kind_allowed("fate_dice", gm_kinds=False) and BINDING.kind_allowed("fate_dice", gm_kinds=True)
     prepared = BINDING.prepare("fate_dice", {"modifier": 2, "difficulty": 1}, None, None)
     resolved = BINDING.resolve("fate_dice", prepared, fate("-000"), None)
     assert resolved.result["total"] == 1 and resolved.result["outcome"] == "tie"

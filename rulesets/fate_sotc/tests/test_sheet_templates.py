@@ -122,6 +122,7 @@ def test_a_draft_shows_the_creation_warnings_to_the_gm(sotc: SotcTable) -> None:
     assert "Puntería: Bueno (+3)" in text
     assert "El número de aspectos no es el de la campaña." in text
     assert "Recibir estrés" not in text  # no operations before approval
+    assert "Avisos de creación" in text and "Avisos de creación" not in _text(_render(sotc, sotc.player, draft))
 
 
 def test_an_npc_sheet(sotc: SotcTable) -> None:
