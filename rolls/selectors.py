@@ -140,12 +140,14 @@ class WaitingView:
 
 @dataclass(frozen=True)
 class ActionView:
-    """A step this viewer may take now: its form's fields template (None: a button) and its pickers."""
+    """A step this viewer may take now: its form's fields template (None: a button) and its pickers.
+    ``unavailable``: why it cannot succeed now, in the page's language (shown disabled with those words)."""
 
     step: str
     label: str
     form: str | None
     choices: Mapping[str, Sequence[Choice]]
+    unavailable: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ class FlowView:
     def may_act(self) -> bool:
         """Whether the viewer may take a step the procedure waits for."""
         awaited = {w.step for w in self.waiting}
-        return any(a.step in awaited for a in self.actions)
+        return any(a.step in awaited and not a.unavailable for a in self.actions)
 
     def line_text(self, line: FlowLine) -> str:
         return line.text_en if self.language.startswith("en") else line.text_es
@@ -224,10 +226,21 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
             if _may(viewer, lambda w=w: handler.actors(flow, w.step))
         ]
     state = procedure.load_state(flow.state)
+    loaded: list[Any] = []  # the table, read once and only when a step needs it
+
+    def read() -> Any:
+        if not loaded:
+            loaded.append(table())
+        return loaded[0]
+
     offered = []
     for step, actors in procedure.offered(state):
         if policy.may_act_in_flow(viewer, actors):
-            choices = step.choices(state, table(), viewer) if step.choices is not None else {}
+            reason = step.why_unavailable(state, read()) if step.unavailable is not None else None
+            if reason is not None:  # disabled with the reason: no pickers to read
+                offered.append(ActionView(step.key, str(step.label), None, {}, reason.get(lang)))
+                continue
+            choices = step.choices(state, read(), viewer) if step.choices is not None else {}
             offered.append(ActionView(step.key, str(step.label), step.form, choices))
     return offered
 
