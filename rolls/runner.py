@@ -487,7 +487,7 @@ def _step(
         raise PermissionDenied(_("Este paso no te corresponde."))
     step: Step[Any, Any] = procedure.step(key)
     table = load_table(flow, procedure)
-    reason = step.why_unavailable(state, table)
+    reason = step.why_unavailable(state, table, viewer)
     if reason is not None:
         raise step_unavailable(key, reason.es, reason.en)
     chosen = parse_params(step.params, params)

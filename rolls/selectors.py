@@ -236,7 +236,7 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
     offered = []
     for step, actors in procedure.offered(state):
         if policy.may_act_in_flow(viewer, actors):
-            reason = step.why_unavailable(state, read()) if step.unavailable is not None else None
+            reason = step.why_unavailable(state, read(), viewer) if step.unavailable is not None else None
             if reason is not None:  # disabled with the reason: no pickers to read
                 offered.append(ActionView(step.key, str(step.label), None, {}, reason.get(lang)))
                 continue

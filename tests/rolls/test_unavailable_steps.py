@@ -12,6 +12,7 @@ import pytest
 from django.core.exceptions import PermissionDenied
 from django.test import Client
 
+from campaigns.policy import Viewer
 from characters.models import Character
 from rolls import runner
 from rolls.models import Flow, FlowStep
@@ -30,7 +31,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.rolls.test_views_ro
 PUT_AWAY = Names("Lucía no tiene dados.", "Lucía has no dice.")
 
 
-def _no_dice(state: DuelState, table: Table) -> Names | None:
+def _no_dice(state: DuelState, table: Table, viewer: Viewer | None) -> Names | None:
     """The player's roll needs a die on their character's sheet (the test game's stand-in for a pool)."""
     dice = [c.sheet.get("dice", 1) for c in table.characters.values() if c.owner_id == state.player_id]
     return PUT_AWAY if dice and not any(dice) else None
