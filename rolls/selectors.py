@@ -365,10 +365,12 @@ def flow_views(
 
 
 def _table_for(flow: Flow) -> Any:
-    from rolls.runner import load_table
+    """What a step's pickers and reasons read: the runner's table, unlocked (a page read takes no row locks,
+    and on PostgreSQL a lock outside a transaction is an error)."""
+    from rolls.runner import scene_table
 
     procedure = registry.plugin(flow.campaign.ruleset).procedure(flow.kind)
-    return load_table(flow, procedure)
+    return scene_table(flow.scene, procedure.reads, flow=flow, lock=False)
 
 
 def scene_flows(scene: Scene, status: str | None = FlowStatus.OPEN) -> QuerySet[Flow]:
