@@ -330,7 +330,10 @@ def notify_event(log_id: int) -> int:
         return 0
     data = log.data
     handlers: dict[str, Callable[[], int]] = {
-        EventType.POST_CREATED: lambda: notify_post(int(data["post_id"])),
+        # A post's rolls are announced by its post.created (one event per post): its rolls may answer requests.
+        EventType.POST_CREATED: lambda: (
+            notify_post(int(data["post_id"])) + answer_post_roll_requests(int(data["post_id"]))
+        ),
         EventType.FLOW_CHANGED: lambda: (
             notify_veto_vote(int(data["flow_id"]), log.campaign_id)
             if data.get("flow") == "event_answer"  # Event's answers open to the table's veto (not a Flow row)
@@ -694,6 +697,13 @@ def cancel_roll_request(*, actor: User, request: RollRequest) -> RollRequest:
     request.answered_at = timezone.now()
     request.save()
     return request
+
+
+def answer_post_roll_requests(post_id: int) -> int:
+    """The rolls made with a post answer their characters' open requests (see :func:`answer_roll_requests`)."""
+    return sum(
+        answer_roll_requests(roll_id) for roll_id in Roll.objects.filter(post_id=post_id).values_list("pk", flat=True)
+    )
 
 
 def answer_roll_requests(roll_id: int) -> int:

@@ -7,7 +7,8 @@ A ruleset declares each procedure as a typed step table (``rulesets.kit.procedur
   procedure as it is; the same key with another request is a conflict (409); both only for whoever took the
   step, after the permission check;
 - it asks the table who may take the step by the rules and the policy module whether this viewer is one of
-  them; a step the table does not offer now is refused with one code (``step_not_available``);
+  them; a step the table does not offer now is refused with one code (``step_not_available``), and one it
+  offers that cannot succeed now (``Step.unavailable``: an empty pool) with another (``step_unavailable``);
 - it loads what the step reads (characters, the procedure's rolls, the scene board, the rules state, the
   scene's open rolls) in one fixed order, lets the step's pure function compute an ``Outcome``, then applies
   it in the same transaction: rolls adopted, ledger operations, follow-ups under rolls, scene-board changes,
@@ -52,7 +53,7 @@ from rulesets.kit.procedures import (
     StepInput,
     waiting_json,
 )
-from rulesets.kit.refusals import refuse, step_not_available
+from rulesets.kit.refusals import refuse, step_not_available, step_unavailable
 from rulesets.kit.rolls import RollSpec
 from rulesets.kit.table import (
     BoardAspect,
@@ -481,9 +482,12 @@ def _step(
     if not policy.may_act_in_flow(viewer, actors):
         raise PermissionDenied(_("Este paso no te corresponde."))
     step: Step[Any, Any] = procedure.step(key)
+    table = load_table(flow, procedure)
+    reason = step.why_unavailable(state, table, viewer)
+    if reason is not None:
+        raise step_unavailable(key, reason.es, reason.en)
     chosen = parse_params(step.params, params)
     source = dice or SystemDice()
-    table = load_table(flow, procedure)
     outcome = step.run(
         StepInput(
             state=state,

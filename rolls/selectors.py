@@ -139,13 +139,14 @@ class WaitingView:
 
 @dataclass(frozen=True)
 class ActionView:
-    """A step this viewer may take now: its form's fields template (None: a button) and its pickers."""
+    """A step this viewer may take now: its form's fields template (None: a button) and its pickers.
+    ``unavailable``: why it cannot succeed now, in the page's language (shown disabled with those words)."""
 
     step: str
     label: str
     form: str | None
     choices: Mapping[str, Sequence[Choice]]
-    blocked: str = ""  # why the rules refuse it right now: shown disabled, with this reason
+    unavailable: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,7 +204,7 @@ class FlowView:
     def may_act(self) -> bool:
         """Whether the viewer may take a step the procedure waits for."""
         awaited = {w.step for w in self.waiting}
-        return any(a.step in awaited for a in self.actions)
+        return any(a.step in awaited and not a.unavailable for a in self.actions)
 
     def line_text(self, line: FlowLine) -> str:
         return line.text_en if self.language.startswith("en") else line.text_es
@@ -217,9 +218,9 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
     if procedure is None:
         return []
     state = procedure.load_state(flow.state)
-    loaded: list[Any] = []
+    loaded: list[Any] = []  # the table, read once and only when a step needs it
 
-    def table_once() -> Any:  # read the scene once, and only when a step needs it
+    def read() -> Any:
         if not loaded:
             loaded.append(table())
         return loaded[0]
@@ -227,11 +228,12 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
     offered = []
     for step, actors in procedure.offered(state):
         if policy.may_act_in_flow(viewer, actors):
-            choices = step.choices(state, table_once(), viewer) if step.choices is not None else {}
-            blocked = step.blocked(state, table_once()) if step.blocked is not None else None
-            offered.append(
-                ActionView(step.key, str(step.label), step.form, choices, blocked.get(lang) if blocked else "")
-            )
+            reason = step.why_unavailable(state, read(), viewer) if step.unavailable is not None else None
+            if reason is not None:  # disabled with the reason: no pickers to read
+                offered.append(ActionView(step.key, str(step.label), None, {}, reason.get(lang)))
+                continue
+            choices = step.choices(state, read(), viewer) if step.choices is not None else {}
+            offered.append(ActionView(step.key, str(step.label), step.form, choices))
     return offered
 
 
@@ -355,10 +357,12 @@ def flow_views(
 
 
 def _table_for(flow: Flow) -> Any:
-    from rolls.runner import load_table
+    """What a step's pickers and reasons read: the runner's table, unlocked (a page read takes no row locks,
+    and on PostgreSQL a lock outside a transaction is an error)."""
+    from rolls.runner import scene_table
 
     procedure = registry.plugin(flow.campaign.ruleset).procedure(flow.kind)
-    return load_table(flow, procedure)
+    return scene_table(flow.scene, procedure.reads, flow=flow, lock=False)
 
 
 def scene_flows(scene: Scene, status: str | None = FlowStatus.OPEN) -> QuerySet[Flow]:

@@ -147,6 +147,10 @@ class FlowStepOut(serializers.Serializer):
 class FlowActionOut(serializers.Serializer):
     step = serializers.CharField(help_text="The step to send to `/api/flows/{id}/steps/`.")
     label = serializers.CharField(help_text="In the request's language.")
+    unavailable = serializers.CharField(
+        help_text="Why the step cannot succeed now, in the request's language (empty: it can); posting it anyway "
+        "is refused with `step_unavailable`."
+    )
     choices = serializers.SerializerMethodField(help_text="Pickers: per param, the values it accepts and their labels.")
 
     def get_choices(self, action: Any) -> dict[str, list[dict[str, str]]]:

@@ -192,6 +192,12 @@ class Step(Generic[S, P]):
       when the step is not offered in this state;
     - ``awaited``: the procedure waits for it (False for optional steps such as invoking an aspect);
     - ``waiting(state, table)``: the waiting line in words (default: the label);
+    - ``unavailable(state, table, viewer)``: why the step cannot succeed now although the rules offer it (an
+      empty pool, no point to pay), in words; None when it can. It is still listed for whoever may take it,
+      but disabled with those words, and the runner refuses it (``step_unavailable``) if it is posted
+      anyway. ``viewer`` is who would take it, so a cost each one pays from their own points is checked for
+      them (words only they and whoever sees the same may read); None when the procedure asks for the whole
+      table (its waiting line): answer then only what holds whoever takes it;
     - ``form``: the template of the step's fields (None: a button); ``choices(state, table, viewer)``: the
       pickers it offers that viewer (a mapping field -> options).
     """
@@ -205,9 +211,11 @@ class Step(Generic[S, P]):
     waiting: Callable[[S, Table], Names] | None = None
     form: str | None = None
     choices: Callable[[S, Table, Viewer], Mapping[str, Sequence[Choice]]] | None = None
-    # Why the rules refuse the step right now although it is offered (an empty chest): the page shows it
-    # disabled with this reason instead of failing after the click. None: it may be taken.
-    blocked: Callable[[S, Table], Names | None] | None = None
+    unavailable: Callable[[S, Table, Viewer | None], Names | None] | None = None
+
+    def why_unavailable(self, state: S, table: Table, viewer: Viewer | None = None) -> Names | None:
+        """The words of :attr:`unavailable` for ``viewer`` (None: for the whole table), or None: it can."""
+        return self.unavailable(state, table, viewer) if self.unavailable is not None else None
 
 
 @dataclass(frozen=True)
@@ -311,15 +319,28 @@ class Procedure(Generic[S]):
         return offered
 
     def waiting(self, state: S, table: Table) -> list[Waiting]:
-        """Who the procedure waits for, derived from the table (never written by hand)."""
-        entries = []
+        """Who the procedure waits for, derived from the table (never written by hand).
+
+        An awaited step unavailable now to the whole table (:attr:`Step.unavailable` asked with no viewer) is
+        not what the procedure waits for while another awaited step can be taken. When every awaited step
+        offered is unavailable, the procedure is stuck until something outside it changes (a pool refilled):
+        it then waits for those steps, each line saying why («label: reason»), so the table sees who is
+        blocked and on what.
+        """
+        ready: list[Waiting] = []
+        blocked: list[Waiting] = []
         for step, actors in self.offered(state):
             if not step.awaited:
                 continue
             label = step.waiting(state, table) if step.waiting else _label_names(step.label)
             users = tuple(sorted(a for a in actors if isinstance(a, int)))
-            entries.append(Waiting(step.key, GM in actors, users, label))
-        return entries
+            reason = step.why_unavailable(state, table)
+            if reason is None:
+                ready.append(Waiting(step.key, GM in actors, users, label))
+            else:
+                words = Names(f"{label.es}: {reason.es}", f"{label.en}: {reason.en}")
+                blocked.append(Waiting(step.key, GM in actors, users, words))
+        return ready or blocked
 
     def load_state(self, data: JSON) -> S:
         return self.state.model_validate(data)

@@ -37,6 +37,12 @@ def step_not_available(step: str, *, closed: bool = False) -> RulesError:
     )
 
 
+def step_unavailable(step: str, es: str, en: str) -> RulesError:
+    """The runner's one answer to a step the table offers but that cannot succeed now (``Step.unavailable``):
+    its words say why (an empty pool, no point to pay)."""
+    return refuse("step_unavailable", es, en, step=step)
+
+
 def unknown_character() -> RulesError:
     return refuse(
         "unknown_character",

@@ -99,7 +99,7 @@ def open_wager(t: dict[str, Any], pk: int) -> int:
     )
     assert opened.status_code == 201, opened.content
     flow = opened.json()
-    assert flow["actions"] == [{"step": "call", "label": "Call and flip", "choices": {}}]
+    assert flow["actions"] == [{"step": "call", "label": "Call and flip", "unavailable": "", "choices": {}}]
     assert flow["waiting_for"] == {
         "steps": [
             {

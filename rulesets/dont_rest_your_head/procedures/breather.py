@@ -142,7 +142,7 @@ def _choices(table: Table, viewer: Viewer) -> Mapping[str, Sequence[Choice]]:
     return {"character": mine, "uses": uses}
 
 
-def _no_hope(state: BreatherState, table: Table) -> Names | None:
+def _no_hope(state: BreatherState, table: Table, viewer: Viewer | None = None) -> Names | None:
     if chest(table).hope >= len(state.uses):
         return None
     return in_both(lambda: _("El cofre de esperanza no tiene monedas suficientes."))
@@ -161,7 +161,7 @@ BREATHER: Procedure[BreatherState] = Procedure(
             params=NoParams,
             who=lambda s: {GM} if s.phase == "asked" else set(),
             run=_allow,
-            blocked=_no_hope,
+            unavailable=_no_hope,
         ),
         Step(
             key="refuse",

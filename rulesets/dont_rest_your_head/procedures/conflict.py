@@ -238,19 +238,19 @@ def _settle_choices(state: ConflictFlowState, table: Table, viewer: Viewer) -> C
 # --- what the rules forbid now, with the reason (the button is shown disabled) --------------------------------
 
 
-def _no_hope(state: ConflictFlowState, table: Table) -> Names | None:
+def _no_hope(state: ConflictFlowState, table: Table, viewer: Viewer | None = None) -> Names | None:
     if chest(table).hope > 0:
         return None
     return in_both(lambda: _("El cofre de esperanza está vacío."))
 
 
-def _no_despair(state: ConflictFlowState, table: Table) -> Names | None:
+def _no_despair(state: ConflictFlowState, table: Table, viewer: Viewer | None = None) -> Names | None:
     if chest(table).despair > 0:
         return None
     return in_both(lambda: _("El cofre de desesperación está vacío."))
 
 
-def _after_shading(state: ConflictFlowState, table: Table) -> Names | None:
+def _after_shading(state: ConflictFlowState, table: Table, viewer: Viewer | None = None) -> Names | None:
     if not state.conflict.shading:
         return None
     return in_both(lambda: _("El DJ ya ha ensombrecido en este conflicto: no se invocan cicatrices."))
@@ -328,7 +328,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             awaited=False,
             form=FORMS + "fields.html",
             choices=_hope_choices,
-            blocked=_no_hope,
+            unavailable=_no_hope,
         ),
         Step(
             key="minor_use",
@@ -362,7 +362,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             awaited=False,
             form=FORMS + "fields.html",
             choices=_scar_choices,
-            blocked=_after_shading,
+            unavailable=_after_shading,
         ),
         Step(
             key="confirm_scar",
@@ -388,7 +388,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             awaited=False,
             form=FORMS + "fields.html",
             choices=_shade_choices,
-            blocked=_no_despair,
+            unavailable=_no_despair,
         ),
         Step(
             key="pass",

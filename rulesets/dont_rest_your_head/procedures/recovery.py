@@ -120,7 +120,7 @@ def _choices(table: Table, viewer: Viewer) -> Mapping[str, Sequence[Choice]]:
     return {"character": own_protagonists(table, viewer)}
 
 
-def _no_hope(state: RecoveryState, table: Table) -> Names | None:
+def _no_hope(state: RecoveryState, table: Table, viewer: Viewer | None = None) -> Names | None:
     if chest(table).hope >= state.cost:
         return None
     return in_both(lambda: _("El cofre de esperanza no tiene monedas suficientes."))
@@ -139,7 +139,7 @@ RECOVERY: Procedure[RecoveryState] = Procedure(
             params=NoParams,
             who=lambda s: {GM} if s.phase == "asked" else set(),
             run=_confirm,
-            blocked=_no_hope,
+            unavailable=_no_hope,
         ),
         Step(
             key="refuse",

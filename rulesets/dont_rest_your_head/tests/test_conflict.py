@@ -298,7 +298,7 @@ def test_minor_use_proposed_by_the_player_confirmed_by_the_gm(dryh: DryhRolls) -
 def test_spending_hope_you_do_not_have(dryh: DryhRolls) -> None:
     t = dryh
     flow = rolled_to_adjusting(t, 2, [4, 5], [4, 5, 6])
-    refused(t, flow, "NO_HOPE", t.player, "hope", coins=1)
+    refused(t, flow, "step_unavailable", t.player, "hope", coins=1)  # disabled with "El cofre de esperanza está vacío."
 
 
 def test_vector_63_spent_despair_is_not_yet_hope(dryh: DryhRolls) -> None:
@@ -307,7 +307,7 @@ def test_vector_63_spent_despair_is_not_yet_hope(dryh: DryhRolls) -> None:
     flow = rolled_to_adjusting(t, 2, [4, 5], [4, 5, 6])
     flow = t.step(flow, t.gm, "shade", kind="add6", pool="pain")
     flow = t.step(flow, t.gm, "shade", kind="add6", pool="pain")
-    refused(t, flow, "NO_HOPE", t.player, "hope")
+    refused(t, flow, "step_unavailable", t.player, "hope")  # NO_HOPE itself: tests/systems
     flow = t.step(both_pass(t, flow), t.gm, "settle")
     assert t.chest()["hope"] == 2
 
@@ -315,7 +315,7 @@ def test_vector_63_spent_despair_is_not_yet_hope(dryh: DryhRolls) -> None:
 def test_shading_refusals(dryh: DryhRolls) -> None:
     t = dryh
     flow = rolled_to_adjusting(t, 2, [4, 5], [4, 5, 3])
-    refused(t, flow, "NO_DESPAIR", t.gm, "shade", kind="remove6", pool="discipline")
+    refused(t, flow, "step_unavailable", t.gm, "shade", kind="remove6", pool="discipline")  # NO_DESPAIR: tests/systems
     t.set_chest(despair=2)
     refused(t, flow, "POOL_NOT_IN_PLAY", t.gm, "shade", kind="add6", pool="madness")  # vector 19
     refused(t, flow, "POOL_NOT_IN_PLAY", t.gm, "shade", kind="add6", pool="exhaustion")

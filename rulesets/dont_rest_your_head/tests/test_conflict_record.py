@@ -175,7 +175,7 @@ def test_iluminar_and_ensombrecer_are_disabled_with_the_reason_when_the_chests_a
     gm.force_login(t.gm)
     as_player = player.get(f"/flows/{flow.pk}/").content.decode()
     assert "El cofre de esperanza está vacío." in as_player
-    assert 'class="small" disabled aria-describedby="blocked-' in as_player
+    assert 'class="small" disabled aria-disabled="true"' in as_player
     as_gm = gm.get(f"/flows/{flow.pk}/").content.decode()
     assert "El cofre de desesperación está vacío." in as_gm
     t.set_chest(despair=1, hope=2)

@@ -117,7 +117,9 @@ def test_vector_74_no_scar_after_the_gm_has_shaded(dryh: DryhRolls) -> None:
     t.set_chest(despair=1)
     flow = rolled_to_adjusting(t, 2, [6, 3], [5, 4, 2])
     flow = t.step(flow, t.gm, "shade", kind="add6", pool="pain")
-    refused(t, flow, "SCAR_AFTER_SHADING", t.player, "scar", scar=0, pool="discipline")
+    # Vector 74: the step is shown disabled with the rule's reason, and refused with step_unavailable if
+    # posted anyway (the rule's own SCAR_AFTER_SHADING is tested in tests/systems).
+    refused(t, flow, "step_unavailable", t.player, "scar", scar=0, pool="discipline")
 
 
 def test_scar_refusals_change_nothing(dryh: DryhRolls) -> None:

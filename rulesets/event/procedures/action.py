@@ -681,6 +681,11 @@ def _may_take_communal(state: ActionState) -> set[Actor]:
     return {state.controller} if state.stage == "pool" and state.extras_on.communal and free else set()
 
 
+def _communal_unavailable(state: ActionState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    """The communal die is shown disabled while the pool is empty (the pool is the whole table's)."""
+    return in_both(lambda: _("La reserva comunal está vacía.")) if communal(table.rules_state) <= 0 else None
+
+
 def _take_voters(state: ActionState) -> set[Actor]:
     window = state.communal_take
     if state.stage != "pool" or window is None or window.closed:
@@ -785,6 +790,7 @@ ACTION_PROCEDURE: Procedure[ActionState] = Procedure(
             who=_may_take_communal,
             run=_take_communal,
             awaited=False,
+            unavailable=_communal_unavailable,
         ),
         Step(
             key="veto_take",

@@ -122,7 +122,7 @@ def test_communal_refusals_leave_the_pool_untouched_129_133(t: EventRollTable) -
     refused(flow, t.jenny, "take_communal", "step_not_available")
     rules(t, **COMMUNAL)
     flow = action(t, t.valy, 3, "Carterista")
-    refused(flow, t.jenny, "take_communal", "communal_empty")  # vector 129
+    refused(flow, t.jenny, "take_communal", "step_unavailable")  # vector 129: shown disabled, refused if posted
     npc = action(t, t.guard, 3, "Luchar")
     assert npc.state["stage"] == "choice"  # an NPC's pool has no extras to build (§8 A-22)
     refused(npc, t.gm, "take_communal", "step_not_available")  # vector 133

@@ -576,6 +576,14 @@ def _threat_gain_choices(state: ChallengeState, table: Table, viewer: policy.Vie
     return {"confirm": c.confirm_choices(state.threat_gain)}
 
 
+def _retry_unavailable(state: ChallengeState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    return c.retry_unpayable(table, state.character_id)
+
+
+def _force_unavailable(state: ChallengeState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    return c.quality_unpayable(table, viewer)
+
+
 def _waiting_roll(state: ChallengeState, table: Table) -> Names:
     return in_both(lambda: _("la tirada de %(name)s") % {"name": state.character_name})
 
@@ -614,6 +622,7 @@ CHALLENGE: Procedure[ChallengeState] = Procedure(
             who=_who_retry,
             run=_retry,
             awaited=False,
+            unavailable=_retry_unavailable,
         ),
         Step(
             key="force",
@@ -624,6 +633,7 @@ CHALLENGE: Procedure[ChallengeState] = Procedure(
             awaited=False,
             form="presagios/steps/force.html",
             choices=_force_choices,
+            unavailable=_force_unavailable,
         ),
         Step(
             key="declare_danger",

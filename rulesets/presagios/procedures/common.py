@@ -296,6 +296,38 @@ def own_main_characters(table: Table, viewer: policy.Viewer) -> list[CharacterFa
     ]
 
 
+# --- Paying a point before the click -----------------------------------------------------------------
+
+
+def no_threat() -> Names:
+    return in_both(lambda: _("No quedan puntos de amenaza."))
+
+
+def retry_unpayable(table: Table, character_id: int) -> Names | None:
+    """Why a retry cannot be paid now: a main character pays 1 overcome point, the GMs 1 threat point for
+    anyone else (only GMs take an NPC's retry, so only they read about the threat)."""
+    character = table.character(character_id)
+    sheet = load_sheet(character.sheet, character.name)
+    if sheet.kind is Kind.PRINCIPAL:
+        if sheet.overcome < 1:
+            return in_both(lambda: _("%(name)s no tiene puntos de superación.") % {"name": character.name})
+        return None
+    return no_threat() if threat_now(table) < 1 else None
+
+
+def quality_unpayable(table: Table, viewer: policy.Viewer | None) -> Names | None:
+    """Why this viewer cannot pay a quality's point now: a GM with no threat, or a player whose main
+    characters have no overcome points (None for the whole table: someone else may still pay)."""
+    if viewer is None:
+        return None
+    if policy.may_pay_with_threat(viewer):
+        return no_threat() if threat_now(table) < 1 else None
+    mine = own_main_characters(table, viewer)
+    if mine and all(load_sheet(c.sheet, c.name).overcome < 1 for c in mine):
+        return in_both(lambda: _("No te quedan puntos de superación."))
+    return None
+
+
 # --- Activating a quality (§3.7) --------------------------------------------------------------------
 
 

@@ -174,6 +174,10 @@ def _who_force(s: ConflictState) -> set[Actor]:
     return {GM, *s.players} if _at(s, Stage.RESPONSE) and s.machine.forced_winner is None else set()
 
 
+def _force_unavailable(state: ConflictState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    return c.quality_unpayable(table, viewer)
+
+
 def _who_finalize(s: ConflictState) -> set[Actor]:
     return {GM} if _at(s, Stage.RESPONSE) else set()
 
@@ -728,6 +732,7 @@ CONFLICT: Procedure[ConflictState] = Procedure(
             awaited=False,
             form="presagios/steps/force.html",
             choices=_force_choices,
+            unavailable=_force_unavailable,
         ),
         Step(
             key="declare_danger",

@@ -100,6 +100,7 @@ def test_the_pickers_offer_names_never_ids_or_keys(t: RollsTable) -> None:
     with translation.override("en"):
         english = opening_choices(t.scene, viewer)["conflict"]["characteristic"]
     assert [c.label for c in english] == ["Action", "Interaction", "Cognition"]
+    set_threat(t, 1)  # the GM has a point to pay a quality with (else the step is shown unavailable)
     flow = challenge(t, t.lucia, 3)
     flow = step(flow, t.player, "roll", dice=[6, 6, 6, 6])
     (force,) = [a for a in view_of(flow, t.player2).actions if a.step == "force"]
