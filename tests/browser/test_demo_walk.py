@@ -1,0 +1,114 @@
+"""A table can play the demo without the page asking for ids or showing internals (issue 10).
+
+One demo load; the main scene of every demo campaign, as the GM and as one of its players, in Spanish (and one
+English page), at a phone's 390 px with the composer, its roll builder and the procedures' start forms open:
+- no form field asks for an id (a label "(id)" / "id de …", or a free text/number input named ``…_id``);
+- no Python literal or internal key in the visible text (``[1, 6, 4]``, True/False/None, snake_case names),
+  and no English procedure title on a Spanish page;
+- nothing scrolls sideways;
+- the FATE scene-aspects panel only in the FATE campaigns.
+Every finding is collected, so one run reports every page and check at once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from accounts.models import User
+from campaigns.demo import CAMPAIGNS, load_demo
+from campaigns.models import Campaign, Scene
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+PHONE = {"width": 390, "height": 844}
+FATE_RULESETS = {"fate-sotc", "fate-accelerated"}
+
+PYTHON_LIST = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*\]")
+PYTHON_WORD = re.compile(r"\b(?:True|False|None)\b")
+SNAKE_CASE = re.compile(r"\b[a-z]+_[a-z_]+\b")
+ENGLISH_TITLE = re.compile(r"\b(?:Invocation|Attack|Advantage|Action|Challenge|Conflict)\b")
+ASKS_FOR_ID = re.compile(r"\(id\)|\bid\b|\bID\b")
+
+# The visible text, labels and free inputs of the page, with every <details> of the composer and the
+# procedures opened (the roll builder loads its fragment when opened).
+READ_PAGE = """() => {
+  const labelOf = (el) => {
+    const byFor = el.id ? document.querySelector(`label[for="${CSS.escape(el.id)}"]`) : null;
+    const label = byFor || el.closest('label');
+    return (label ? label.innerText : '') + ' ' + (el.getAttribute('aria-label') || '');
+  };
+  const fields = [...document.querySelectorAll('input, select, textarea')]
+    .filter((el) => el.type !== 'hidden')
+    .map((el) => ({name: el.name || '', type: el.tagName === 'INPUT' ? el.type : el.tagName.toLowerCase(),
+                   label: labelOf(el).trim()}));
+  return {
+    text: document.body.innerText,
+    fields,
+    scrollWidth: document.documentElement.scrollWidth,
+    aspects: !!document.querySelector('#aspects, #live-aspects'),
+  };
+}"""
+
+
+def _open_everything(page: Any) -> None:
+    """Open the composer's roll builder (its fragment arrives over htmx) and the procedures' start forms."""
+    page.wait_for_load_state("networkidle")
+    summary = page.locator("#composer details.roll-builder summary")
+    if summary.count():
+        summary.first.click()
+        page.wait_for_load_state("networkidle")
+    # The procedures section loads after the page; its start form may be a <details>.
+    page.locator("#scene-flows[aria-label]").wait_for(state="attached")
+    for details in page.locator("#scene-flows details:not([open]) > summary").all():
+        details.click()
+    page.wait_for_load_state("networkidle")
+
+
+def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
+    page.goto(path)
+    _open_everything(page)
+    seen = page.evaluate(READ_PAGE)
+    found: list[str] = []
+    for field in seen["fields"]:
+        if ASKS_FOR_ID.search(field["label"]):
+            found.append(f"a field asks for an id: {field['label']!r} ({field['name']})")
+        if field["name"].endswith("_id") and field["type"] in {"text", "number", "search", "textarea"}:
+            found.append(f"a free {field['type']} input for an id: {field['name']}")
+    text = seen["text"]
+    for pattern, what in ((PYTHON_LIST, "a Python list"), (PYTHON_WORD, "a Python literal"), (SNAKE_CASE, "a key")):
+        found.extend(f"{what} in the text: {m!r}" for m in sorted(set(pattern.findall(text))))
+    if spanish:
+        found.extend(f"an English title: {m!r}" for m in sorted(set(ENGLISH_TITLE.findall(text))))
+    if seen["scrollWidth"] > PHONE["width"]:
+        found.append(f"scrolls sideways at {PHONE['width']} px: {seen['scrollWidth']} px wide")
+    if seen["aspects"] != fate:
+        found.append("the FATE scene-aspects panel " + ("is missing" if fate else "appears outside FATE"))
+    return found
+
+
+def test_demo_scenes_show_no_ids_no_internals_and_fit_a_phone(page_for: Any) -> None:
+    load_demo()
+    gm = User.objects.get(username="directora")
+    pages: dict[tuple[str, str], Any] = {}
+
+    def page_of(user: User, language: str) -> Any:
+        if (user.username, language) not in pages:
+            pages[user.username, language] = page_for(user, language, viewport=PHONE)
+        return pages[user.username, language]
+
+    found: list[str] = []
+    for index, spec in enumerate(CAMPAIGNS):
+        campaign = Campaign.objects.get(title=spec.title, created_by=gm)
+        scene = Scene.objects.filter(campaign=campaign, is_offtopic=False).order_by("position", "id").first()
+        assert scene is not None
+        player = User.objects.get(username=spec.players[0])
+        fate = spec.ruleset in FATE_RULESETS
+        viewers = [(gm, "es"), (player, "es")] + ([(gm, "en")] if index == 0 else [])
+        for user, language in viewers:
+            page = page_of(user, language)
+            for line in _findings(page, scene.get_absolute_url(), spanish=language == "es", fate=fate):
+                found.append(f"[{spec.ruleset}, {user.username}, {language}] {line}")
+    assert not found, "\n".join(found)
