@@ -24,6 +24,15 @@ from campaigns.models import Campaign, Scene
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PHONE = {"width": 390, "height": 844}
+
+# Findings known and owned elsewhere: (ruleset, the finding's text) -> why. When only these remain the test
+# xfails naming them; delete an entry once its fix is merged (the test then checks it again).
+KNOWN: dict[tuple[str, str], str] = {
+    ("dont-rest-your-head", "an English title: 'Conflict'"): (
+        "DRYH's conflict is still an old-style handler without a translated title (rulesets/dont_rest_your_head "
+        "is being rewritten as step tables): rolls.selectors._title falls back to the flow's kind"
+    ),
+}
 FATE_RULESETS = {"fate-sotc", "fate-accelerated"}
 
 PYTHON_LIST = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*\]")
@@ -53,11 +62,11 @@ READ_PAGE = """() => {
 }"""
 
 
-def _open_everything(page: Any) -> None:
+def _open_everything(page: Any, *, builder: bool = True) -> None:
     """Open the composer's roll builder (its fragment arrives over htmx) and the procedures' start forms."""
     page.wait_for_load_state("networkidle")
     summary = page.locator("#composer details.roll-builder summary")
-    if summary.count():
+    if builder and summary.count():
         summary.first.click()
         page.wait_for_load_state("networkidle")
     # The procedures section loads after the page; its start form may be a <details>.
@@ -65,6 +74,39 @@ def _open_everything(page: Any) -> None:
     for details in page.locator("#scene-flows details:not([open]) > summary").all():
         details.click()
     page.wait_for_load_state("networkidle")
+
+
+# Fills what a start form requires or leaves undecided (a name, a number, a difficulty), so the GM can open it.
+FILL_REQUIRED = """(form) => {
+  for (const el of form.querySelectorAll('input[required], textarea[required]')) {
+    if (el.value) continue;
+    el.value = el.type === 'number' ? (el.min && Number(el.min) > 3 ? el.min : '3') : 'Prueba';
+  }
+  for (const el of form.querySelectorAll('select')) {
+    if (el.value) continue;
+    const chosen = [...el.options].find((option) => option.value);
+    if (chosen) el.value = chosen.value;
+  }
+}"""
+
+
+def _open_a_procedure(page: Any, path: str) -> str | None:
+    """As the GM, open the scene's first procedure with its preselected choices, so the walk also reads an
+    open procedure (its waiting lines, steps and GM-only facts). Returns why not, if it did not open."""
+    page.goto(path)
+    _open_everything(page, builder=False)
+    form = page.locator('#scene-flows form[action*="/start/"]').first
+    if not form.count():
+        return None  # a ruleset without procedures
+    form.evaluate(FILL_REQUIRED)
+    with page.expect_response(lambda response: "/start/" in response.url):
+        form.locator("button[type=submit]").click()
+    page.locator("#scene-flows[aria-label]").wait_for(state="attached")
+    if page.locator("#scene-flows article.flow").count():
+        return None
+    error = page.locator("#scene-flows .flows-error")
+    why = error.inner_text() if error.count() else "no error shown"
+    return f"the GM could not open the first procedure with its preselected choices: {why}"
 
 
 def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
@@ -99,7 +141,13 @@ def test_demo_scenes_show_no_ids_no_internals_and_fit_a_phone(page_for: Any) -> 
             pages[user.username, language] = page_for(user, language, viewport=PHONE)
         return pages[user.username, language]
 
-    found: list[str] = []
+    found: list[tuple[str, str, str]] = []  # ruleset, viewer, finding
+    for spec in CAMPAIGNS:
+        scene = Scene.objects.filter(campaign__title=spec.title, is_offtopic=False).order_by("position", "id").first()
+        assert scene is not None
+        problem = _open_a_procedure(page_of(gm, "es"), scene.get_absolute_url())
+        if problem:
+            found.append((spec.ruleset, "directora, es", problem))
     for index, spec in enumerate(CAMPAIGNS):
         campaign = Campaign.objects.get(title=spec.title, created_by=gm)
         scene = Scene.objects.filter(campaign=campaign, is_offtopic=False).order_by("position", "id").first()
@@ -110,5 +158,9 @@ def test_demo_scenes_show_no_ids_no_internals_and_fit_a_phone(page_for: Any) -> 
         for user, language in viewers:
             page = page_of(user, language)
             for line in _findings(page, scene.get_absolute_url(), spanish=language == "es", fate=fate):
-                found.append(f"[{spec.ruleset}, {user.username}, {language}] {line}")
-    assert not found, "\n".join(found)
+                found.append((spec.ruleset, f"{user.username}, {language}", line))
+    unknown = [f"[{ruleset}, {who}] {line}" for ruleset, who, line in found if (ruleset, line) not in KNOWN]
+    assert not unknown, "\n".join(unknown)
+    known = sorted({KNOWN[ruleset, line] for ruleset, _, line in found})
+    if known:
+        pytest.xfail("; ".join(known))
