@@ -20,6 +20,7 @@ import pytest
 from accounts.models import User
 from campaigns.demo import CAMPAIGNS, load_demo
 from campaigns.models import Campaign, Scene
+from rolls.models import Flow, Roll
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -35,7 +36,8 @@ KNOWN: dict[tuple[str, str], str] = {
 }
 FATE_RULESETS = {"fate-sotc", "fate-accelerated"}
 
-PYTHON_LIST = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)*\s*\]")
+# "[1, 6, 4]" or a lone "[0]"; not the rulesets' printed dice, "[6][4][4][2] → 6" (Presagios, FATE's "[+][ ]").
+PYTHON_LIST = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]|(?<!\])\[-?\d+\](?!\[| →)")
 PYTHON_WORD = re.compile(r"\b(?:True|False|None)\b")
 SNAKE_CASE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 ENGLISH_TITLE = re.compile(r"\b(?:Invocation|Attack|Advantage|Action|Challenge|Conflict)\b")
@@ -64,13 +66,12 @@ READ_PAGE = """() => {
 
 def _open_everything(page: Any, *, builder: bool = True) -> None:
     """Open the composer's roll builder (its fragment arrives over htmx) and the procedures' start forms."""
-    page.wait_for_load_state("networkidle")
+    # The procedures section loads after the page; its start form may be a <details>.
+    page.locator("#scene-flows[aria-label]").wait_for(state="attached")
     summary = page.locator("#composer details.roll-builder summary")
     if builder and summary.count():
         summary.first.click()
-        page.wait_for_load_state("networkidle")
-    # The procedures section loads after the page; its start form may be a <details>.
-    page.locator("#scene-flows[aria-label]").wait_for(state="attached")
+        page.locator("#composer details.roll-builder .roll-builder-fields").wait_for(state="attached")
     for details in page.locator("#scene-flows details:not([open]) > summary").all():
         details.click()
     page.wait_for_load_state("networkidle")
@@ -109,6 +110,31 @@ def _open_a_procedure(page: Any, path: str) -> str | None:
     return f"the GM could not open the first procedure with its preselected choices: {why}"
 
 
+def _post_a_roll(page: Any, path: str) -> str | None:
+    """As a player, publish a post with the roll builder's first roll type and its preselected choices, so the
+    walk also reads a roll of the ruleset in the thread. Returns why not, if no roll was published."""
+    page.goto(path)
+    _open_everything(page)
+    composer = page.locator("#composer")
+    kind = composer.locator("[name='roll-kind']")
+    if not kind.count():
+        return None  # a ruleset without a roll builder
+    composer.locator("[name='body']").fill("Lo intento.")
+    composer.evaluate(FILL_REQUIRED)
+    with page.expect_response(lambda response: response.request.method == "POST"):
+        composer.locator("button[type=submit]").click()
+    page.goto(path)
+    if page.locator("#posts .roll").count():
+        return None
+    return "the player could not publish a roll with the builder's preselected choices"
+
+
+def _around(text: str, found: str) -> str:
+    """The words around the first occurrence of ``found``, so a finding says where it is."""
+    at = text.index(found)
+    return " ".join(text[max(0, at - 40) : at + len(found) + 40].split())
+
+
 def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
     page.goto(path)
     _open_everything(page)
@@ -121,7 +147,7 @@ def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
             found.append(f"a free {field['type']} input for an id: {field['name']}")
     text = seen["text"]
     for pattern, what in ((PYTHON_LIST, "a Python list"), (PYTHON_WORD, "a Python literal"), (SNAKE_CASE, "a key")):
-        found.extend(f"{what} in the text: {m!r}" for m in sorted(set(pattern.findall(text))))
+        found.extend(f"{what} in the text: {m!r} (in {_around(text, m)!r})" for m in sorted(set(pattern.findall(text))))
     if spanish:
         found.extend(f"an English title: {m!r}" for m in sorted(set(ENGLISH_TITLE.findall(text))))
     if seen["scrollWidth"] > PHONE["width"]:
@@ -148,6 +174,14 @@ def test_demo_scenes_show_no_ids_no_internals_and_fit_a_phone(page_for: Any) -> 
         problem = _open_a_procedure(page_of(gm, "es"), scene.get_absolute_url())
         if problem:
             found.append((spec.ruleset, "directora, es", problem))
+        player = User.objects.get(username=spec.players[0])
+        problem = _post_a_roll(page_of(player, "es"), scene.get_absolute_url())
+        if problem:
+            found.append((spec.ruleset, f"{player.username}, es", problem))
+    # The walk reads what a table sees in play: an open procedure and a roll in every ruleset that has them.
+    played = {spec.ruleset for spec in CAMPAIGNS} - {"generic"}
+    assert set(Flow.objects.values_list("campaign__ruleset", flat=True)) == played
+    assert set(Roll.objects.filter(post__isnull=False).values_list("ruleset", flat=True)) == played
     for index, spec in enumerate(CAMPAIGNS):
         campaign = Campaign.objects.get(title=spec.title, created_by=gm)
         scene = Scene.objects.filter(campaign=campaign, is_offtopic=False).order_by("position", "id").first()
