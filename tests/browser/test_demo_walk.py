@@ -41,6 +41,8 @@ PYTHON_LIST = re.compile(r"\[\s*-?\d+(?:\s*,\s*-?\d+)+\s*\]|(?<!\])\[-?\d+\](?!\
 PYTHON_WORD = re.compile(r"\b(?:True|False|None)\b")
 SNAKE_CASE = re.compile(r"\b[a-z]+_[a-z_]+\b")
 ENGLISH_TITLE = re.compile(r"\b(?:Invocation|Attack|Advantage|Action|Challenge|Conflict)\b")
+# Spanish words of the rules on the English page (the demo's own story is Spanish and stays so).
+SPANISH_RULE_WORD = re.compile(r"\b(?:Tirada|Habilidad|Ataque|Maniobra|Dificultad|Procedimientos?|Forzado|Esfuerzo)\b")
 ASKS_FOR_ID = re.compile(r"\(id\)|\bid\b|\bID\b")
 
 # The visible text, labels and free inputs of the page, with every <details> of the composer and the
@@ -150,6 +152,11 @@ def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
         found.extend(f"{what} in the text: {m!r} (in {_around(text, m)!r})" for m in sorted(set(pattern.findall(text))))
     if spanish:
         found.extend(f"an English title: {m!r}" for m in sorted(set(ENGLISH_TITLE.findall(text))))
+    else:
+        found.extend(
+            f"a Spanish rule word: {m!r} (in {_around(text, m)!r})"
+            for m in sorted(set(SPANISH_RULE_WORD.findall(text)))
+        )
     if seen["scrollWidth"] > PHONE["width"]:
         found.append(f"scrolls sideways at {PHONE['width']} px: {seen['scrollWidth']} px wide")
     if seen["aspects"] != fate:
