@@ -8,7 +8,8 @@ composer, its roll builder and the procedures' start forms open:
 - no Python literal or internal key in the visible text (``[1, 6, 4]``, True/False/None, snake_case names),
   no English procedure title on a Spanish page and no Spanish rule word on an English one;
 - nothing scrolls sideways;
-- the FATE scene-aspects panel only in the FATE campaigns.
+- the FATE scene-aspects panel only in the FATE campaigns;
+- the GM's composer starts as the narrator.
 Every finding is collected, so one run reports every page and check at once.
 """
 
@@ -67,6 +68,7 @@ READ_PAGE = """() => {
     fields,
     scrollWidth: document.documentElement.scrollWidth,
     aspects: !!document.querySelector('#aspects, #live-aspects'),
+    voice: (document.querySelector('#composer [name=voice]') || {}).value || '',
   };
 }"""
 
@@ -142,7 +144,7 @@ def _around(text: str, found: str) -> str:
     return " ".join(text[max(0, at - 40) : at + len(found) + 40].split())
 
 
-def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
+def _findings(page: Any, path: str, *, spanish: bool, fate: bool, gm: bool) -> list[str]:
     page.goto(path)
     _open_everything(page)
     seen = page.evaluate(READ_PAGE)
@@ -164,6 +166,8 @@ def _findings(page: Any, path: str, *, spanish: bool, fate: bool) -> list[str]:
         )
     if seen["scrollWidth"] > PHONE["width"]:
         found.append(f"scrolls sideways at {PHONE['width']} px: {seen['scrollWidth']} px wide")
+    if gm and seen["voice"] != "narrator":
+        found.append(f"the GM's composer starts as {seen['voice']!r}, not as the narrator")
     if seen["aspects"] != fate:
         found.append("the FATE scene-aspects panel " + ("is missing" if fate else "appears outside FATE"))
     return found
@@ -203,7 +207,7 @@ def test_demo_scenes_show_no_ids_no_internals_and_fit_a_phone(page_for: Any) -> 
         viewers = [(gm, "es"), (player, "es")] + ([(gm, "en")] if spec.ruleset in ENGLISH_TOO else [])
         for user, language in viewers:
             page = page_of(user, language)
-            for line in _findings(page, scene.get_absolute_url(), spanish=language == "es", fate=fate):
+            for line in _findings(page, scene.get_absolute_url(), spanish=language == "es", fate=fate, gm=user == gm):
                 found.append((spec.ruleset, f"{user.username}, {language}", line))
     unknown = [f"[{ruleset}, {who}] {line}" for ruleset, who, line in found if (ruleset, line) not in KNOWN]
     assert not unknown, "\n".join(unknown)
