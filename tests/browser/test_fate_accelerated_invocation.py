@@ -69,6 +69,7 @@ def test_gm_and_player_play_an_action_to_the_end_and_the_thread_keeps_its_record
     player.set_viewport_size({"width": 390, "height": 844})
     player.goto(f"/scenes/{fae.scene.pk}/")
     composer = player.locator("#composer")
+    composer.locator("details.roll-builder summary").click()  # the builder loads when opened
     assert composer.locator("[name='roll-character']").input_value() == str(fae.ana.pk)  # her only character
     composer.locator("[name='body']").fill("Ana salta entre los barcos en llamas.")
     composer.locator("[name='roll-kind']").select_option("overcome")
