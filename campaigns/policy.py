@@ -11,7 +11,7 @@ A private campaign does not exist for an outsider: callers turn a failed ``may_v
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
@@ -547,3 +547,40 @@ def may_read_campaign_ledger(viewer: Viewer) -> bool:
 def may_see_roll_controls(viewer: Viewer) -> bool:
     """A roll's GM controls (reveal it, reveal its secret difficulty; the 'secret difficulty' badge)."""
     return viewer.is_gm
+
+
+# --- The record: search across campaigns (record app) ----------------------------------------------------
+
+
+def searchable_posts_q(user_id: int | None, roles: Mapping[int, str]) -> Q:
+    """Posts of every campaign the user may read, each only as far as they may see it (scenes, whispers,
+    GM-only posts): the rules of ``readable_scenes_q`` and ``visible_posts_q`` for a search across campaigns.
+
+    ``roles``: the user's role in each campaign they belong to. The rules depend on the role, not on which
+    campaign, so the filter has one branch per role group (as the unread list does), not one per campaign.
+    """
+    by_role: dict[str, list[int]] = {}
+    for campaign_id, role in roles.items():
+        by_role.setdefault(role, []).append(campaign_id)
+    member_q = Q(pk__in=[])
+    for role, campaign_ids in by_role.items():
+        viewer = Viewer(user_id, campaign_ids[0], True, role)
+        member_q |= (
+            Q(scene__campaign_id__in=campaign_ids)
+            & scene_read_rule_q(role, user_id, scene_path="scene__")
+            & visible_posts_q(viewer)
+        )
+    outsider = Viewer(user_id, 0, True, None)
+    public_q = (
+        Q(scene__campaign__visibility=Visibility.PUBLIC)
+        & ~Q(scene__campaign_id__in=list(roles))
+        & scene_read_rule_q(None, user_id, scene_path="scene__")
+        & visible_posts_q(outsider)
+    )
+    return member_q | public_q
+
+
+def visible_rolls_q(gm_campaign_ids: Iterable[int]) -> Q:
+    """Rolls (of posts the viewer already sees) that the viewer may see, across campaigns: all of them where
+    the viewer is a GM, else those not secret or already revealed (``may_see_roll`` for querysets)."""
+    return Q(campaign_id__in=list(gm_campaign_ids)) | Q(gm_only=False) | Q(reveal__isnull=False)

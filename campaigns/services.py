@@ -43,6 +43,7 @@ from campaigns.models import (
 )
 from campaigns.stored_markdown import render_field
 from characters.models import Character
+from record.post_index import index_post
 from rulesets.registry import ruleset_choices
 
 CAMPAIGN_FIELDS = (
@@ -664,6 +665,7 @@ def create_post(
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
     # Writing is reading: the author's own post never shows as unread to them.
+    index_post(post)
     _advance_read_mark(author, scene, post.pk)
     Scene.objects.filter(pk=scene.pk).update(updated_at=timezone.now())
     _publish_post(EventType.POST_CREATED, post, campaign.pk, whisper_ids)
@@ -709,6 +711,7 @@ def edit_post(*, actor: User, post: Post, body: str, notes: str | None = None) -
     post.renderer_version = RENDERER_VERSION
     post.edited_at = timezone.now()
     post.save()
+    index_post(post)
     _publish_post(EventType.POST_EDITED, post, post.scene.campaign_id)
     return post
 

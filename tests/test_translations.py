@@ -183,7 +183,7 @@ def test_catalogue_compiles_with_msgfmt(tmp_path: Path) -> None:
     assert "untranslated" not in result.stderr and "fuzzy" not in result.stderr, result.stderr
 
 
-SOURCE_DIRS = ("accounts", "campaigns", "characters", "rolls", "rulesets", "systems", "templates", "tintero")
+SOURCE_DIRS = ("accounts", "campaigns", "characters", "record", "rolls", "rulesets", "systems", "templates", "tintero")
 
 
 @pytest.mark.skipif(shutil.which("xgettext") is None, reason="GNU gettext (xgettext) is not installed")

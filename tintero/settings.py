@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "campaigns",
     "characters",
     "rolls",
+    "record",
     # The games: the registry, then one app per ruleset (adding a game is one line here).
     "rulesets",
     "rulesets.fate_sotc",

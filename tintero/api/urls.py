@@ -11,6 +11,7 @@ from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
 from characters import event_apis
+from record import apis as record
 from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
@@ -122,6 +123,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("campaigns/<int:campaign_id>/ledger/", characters.CampaignLedgerView.as_view(), name="campaign-ledger"),
     path("campaigns/<int:campaign_id>/pools/", characters.CampaignPoolsView.as_view(), name="campaign-pools"),
+    # The record: search (export, import, archive and the roll log below)
+    path("search/", record.SearchView.as_view(), name="search"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),

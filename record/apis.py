@@ -1,0 +1,96 @@
+"""The record in the API: search (and, below, export, import, archive and the roll log)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
+
+from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, search_posts
+from tintero.api.serializers import CharacterBriefOut, UserBriefOut
+from tintero.api.views.base import ApiView, errors
+
+
+class SearchIn(serializers.Serializer):
+    q = serializers.CharField(max_length=200, help_text='Words; a quoted "phrase" must appear as written.')
+    campaign = serializers.IntegerField(required=False, min_value=1)
+    scene = serializers.IntegerField(required=False, min_value=1)
+    character = serializers.IntegerField(required=False, min_value=1)
+    author = serializers.CharField(required=False, max_length=150, help_text="The author's username (handle).")
+    voice = serializers.ChoiceField(choices=VOICES, required=False, help_text="`ic` in character, `ooc` out of it.")
+    part = serializers.ChoiceField(choices=PARTS, required=False, help_text="Only the text, or only game notes.")
+    with_rolls = serializers.BooleanField(required=False, default=False, help_text="Only posts with rolls you see.")
+    since = serializers.DateField(required=False)
+    until = serializers.DateField(required=False)
+    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=20)
+
+
+class SearchHitOut(serializers.Serializer):
+    id = serializers.IntegerField(source="post.pk")
+    url = serializers.CharField(source="post.get_absolute_url", help_text="The post's permalink page.")
+    campaign = serializers.IntegerField(source="post.scene.campaign_id")
+    campaign_title = serializers.CharField(source="post.scene.campaign.title")
+    scene = serializers.IntegerField(source="post.scene_id")
+    scene_title = serializers.CharField(source="post.scene.title")
+    author = UserBriefOut(source="post.author")
+    character = CharacterBriefOut(source="post.character", allow_null=True)
+    voice = serializers.CharField(source="post.voice")
+    created_at = serializers.DateTimeField(source="post.created_at")
+    body_snippet = serializers.CharField(source="body", help_text="HTML: escaped text, matches in <mark>.")
+    notes_snippet = serializers.CharField(source="notes", help_text="HTML; empty when the notes do not match.")
+
+
+class SearchPageOut(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    results = SearchHitOut(many=True)
+
+
+class SearchView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Search posts",
+        description="Full-text search over the posts (text and game notes) of every campaign the viewer may "
+        "read, newest first. Only posts the viewer may see are searched: whispers, GM-only posts, hidden scenes "
+        "and secret rolls never show up for others. PostgreSQL stems by the campaign's language.",
+        parameters=[SearchIn],
+        responses={200: SearchPageOut, **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        params = SearchIn(data=request.query_params)
+        params.is_valid(raise_exception=True)
+        data: dict[str, Any] = dict(params.validated_data)
+        criteria = SearchCriteria(
+            text=data["q"],
+            campaign_id=data.get("campaign"),
+            scene_id=data.get("scene"),
+            author=data.get("author", ""),
+            character_id=data.get("character"),
+            voice=data.get("voice", ""),
+            part=data.get("part", ""),
+            with_rolls=data["with_rolls"],
+            since=data.get("since"),
+            until=data.get("until"),
+        )
+        page = search_posts(request.user, criteria, data["page"], data["page_size"])
+        return Response(
+            {
+                "count": page.total,
+                "next": _page_url(request, page, page.number + 1) if page.has_next else None,
+                "previous": _page_url(request, page, page.number - 1) if page.has_previous else None,
+                "results": SearchHitOut(page.hits, many=True).data,
+            }
+        )
+
+
+def _page_url(request: Request, page: SearchPage, number: int) -> str:
+    url = request.build_absolute_uri()
+    return remove_query_param(url, "page") if number == 1 else replace_query_param(url, "page", number)
