@@ -11,7 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
-from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, search_posts
+from campaigns import selectors as campaign_selectors
+from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, roll_log, roll_log_document, search_posts
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
 from tintero.api.views.base import ApiView, errors
 
@@ -94,3 +95,35 @@ class SearchView(ApiView):
 def _page_url(request: Request, page: SearchPage, number: int) -> str:
     url = request.build_absolute_uri()
     return remove_query_param(url, "page") if number == 1 else replace_query_param(url, "page", number)
+
+
+class RollLinkOut(serializers.Serializer):
+    seq = serializers.IntegerField()
+    prev = serializers.CharField(help_text="The previous link's hash (64 zeros for the first).")
+    commitment = serializers.CharField(help_text="sha256(salt + canonical JSON of content).")
+    hash = serializers.CharField(help_text='sha256 of canonical JSON {"commitment", "prev", "seq"}.')
+    salt = serializers.CharField(required=False, help_text="Only when the viewer may see the roll.")
+    content = serializers.JSONField(required=False, help_text="The roll's facts; only when the viewer may see it.")
+
+
+class RollLogOut(serializers.Serializer):
+    format = serializers.CharField()
+    version = serializers.IntegerField()
+    campaign = serializers.JSONField()
+    length = serializers.IntegerField()
+    head = serializers.CharField(help_text="The last link's hash: keep it to detect any later rewrite.")
+    links = RollLinkOut(many=True)
+
+
+class RollLogView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The campaign's roll log (hash chain)",
+        description="Every roll of the campaign, chained (see docs/verify_rolls.py). Rolls the viewer may not see "
+        "(secret until revealed, in a whisper or a hidden scene) show only their salted commitment.",
+        responses={200: RollLogOut, **errors(404)},
+    )
+    def get(self, request: Request, campaign_id: int) -> Response:
+        campaign, viewer = campaign_selectors.campaign_for(request.user, campaign_id)
+        return Response(roll_log_document(campaign, roll_log(viewer, campaign)))

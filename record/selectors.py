@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -13,9 +14,11 @@ from django.utils.safestring import SafeString, mark_safe
 
 from campaigns import policy
 from campaigns.models import Campaign, Membership, Post, PostKind, Role, Scene, Voice
-from campaigns.policy import AnyUser
+from campaigns.policy import AnyUser, Viewer
 from characters.models import Character
+from record.models import RollLink
 from record.post_index import TABLE
+from record.rollchain import GENESIS
 from record.search import MARK_END, MARK_START, Terms, parse_terms
 from rolls.models import Roll
 
@@ -196,3 +199,79 @@ def search_choices(user: AnyUser | None, campaign_id: int | None) -> SearchChoic
         Character.objects.filter(policy.characters_visible_q(viewer)).order_by("name", "id").values_list("id", "name")
     )
     return SearchChoices(campaigns, scenes, characters)
+
+
+# --- The roll log -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LinkView:
+    """A link of the roll chain as one viewer may see it: always its hashes; its salt and content (the roll's
+    facts) only when the viewer may see that roll (its scene, its post, and a secret roll once revealed)."""
+
+    seq: int
+    prev: str
+    commitment: str
+    hash: str
+    salt: str | None
+    content: dict[str, Any] | None
+    roll: Roll | None
+
+    def as_json(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"seq": self.seq, "prev": self.prev, "commitment": self.commitment, "hash": self.hash}
+        if self.content is not None:
+            entry["salt"], entry["content"] = self.salt, self.content
+        return entry
+
+
+def _opened_roll_ids(viewer: Viewer, links: list[RollLink]) -> set[int]:
+    """The rolls of these links that the viewer may see (three queries whatever the length of the chain)."""
+    rolls = [link.roll for link in links if link.roll is not None]
+    scene_ids = policy.readable_scene_ids(viewer)
+    post_ids = {roll.post_id for roll in rolls if roll.post_id is not None}
+    seen_posts = set(
+        Post.objects.filter(pk__in=post_ids).filter(policy.visible_posts_q(viewer)).values_list("pk", flat=True)
+    )
+    opened = set()
+    for roll in rolls:
+        revealed = getattr(roll, "reveal", None) is not None
+        if (
+            roll.scene_id in scene_ids
+            and (roll.post_id is None or roll.post_id in seen_posts)
+            and policy.may_see_roll(viewer, gm_only=roll.gm_only, revealed=revealed)
+        ):
+            opened.add(roll.pk)
+    return opened
+
+
+def roll_log(viewer: Viewer, campaign: Campaign) -> list[LinkView]:
+    """The campaign's whole roll chain, in order, each link opened as far as the viewer may see its roll."""
+    links = list(RollLink.objects.filter(campaign=campaign).select_related("roll__reveal").order_by("seq"))
+    opened = _opened_roll_ids(viewer, links)
+    views = []
+    for link in links:
+        shown = link.roll is not None and link.roll.pk in opened
+        views.append(
+            LinkView(
+                link.seq,
+                link.prev,
+                link.commitment,
+                link.hash,
+                link.salt if shown else None,
+                link.content if shown else None,
+                link.roll if shown else None,
+            )
+        )
+    return views
+
+
+def roll_log_document(campaign: Campaign, links: list[LinkView]) -> dict[str, Any]:
+    """The published log: what anyone who may read the campaign downloads and verifies."""
+    return {
+        "format": "tintero-roll-log",
+        "version": 1,
+        "campaign": {"id": campaign.pk, "title": campaign.title},
+        "length": len(links),
+        "head": links[-1].hash if links else GENESIS,
+        "links": [link.as_json() for link in links],
+    }

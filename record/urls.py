@@ -5,4 +5,5 @@ from record import views
 app_name = "record"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("buscar/", views.search, name="search"),
+    path("campaigns/<int:pk>/tiradas/", views.roll_log, name="roll_log"),
 ]

@@ -125,6 +125,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/pools/", characters.CampaignPoolsView.as_view(), name="campaign-pools"),
     # The record: search (export, import, archive and the roll log below)
     path("search/", record.SearchView.as_view(), name="search"),
+    path("campaigns/<int:campaign_id>/roll-log/", record.RollLogView.as_view(), name="roll-log"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),
