@@ -584,3 +584,22 @@ def visible_rolls_q(gm_campaign_ids: Iterable[int]) -> Q:
     """Rolls (of posts the viewer already sees) that the viewer may see, across campaigns: all of them where
     the viewer is a GM, else those not secret or already revealed (``may_see_roll`` for querysets)."""
     return Q(campaign_id__in=list(gm_campaign_ids)) | Q(gm_only=False) | Q(reveal__isnull=False)
+
+
+# --- The record: export and import of a whole campaign (record app) ------------------------------------
+
+
+def may_export_campaign(viewer: Viewer) -> bool:
+    """Download a campaign (archive or book): its GMs, and for a public campaign anyone who may read it. Each
+    part of the download still holds only what the exporter may read."""
+    return viewer.is_gm or (viewer.campaign_public and may_view_campaign(viewer))
+
+
+def may_see_step_params(viewer: Viewer, step_actor_id: int) -> bool:
+    """A procedure step's parameters (a sealed split): GMs, and whoever took the step."""
+    return may_see_flow_secret(viewer) or (viewer.user_id is not None and viewer.user_id == step_actor_id)
+
+
+def may_see_scene_lists(viewer: Viewer) -> bool:
+    """Who is listed to read and write a scene: the GMs who set it."""
+    return viewer.is_gm

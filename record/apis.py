@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import PermissionDenied
+from django.http import StreamingHttpResponse
+from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
@@ -11,8 +15,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from campaigns import policy
 from campaigns import selectors as campaign_selectors
+from record.archive_schema import json_schema
+from record.export import Exporter, archive_chunks, batched
 from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, roll_log, roll_log_document, search_posts
+from record.streaming import streamed_download
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
 from tintero.api.views.base import ApiView, errors
 
@@ -127,3 +135,35 @@ class RollLogView(ApiView):
     def get(self, request: Request, campaign_id: int) -> Response:
         campaign, viewer = campaign_selectors.campaign_for(request.user, campaign_id)
         return Response(roll_log_document(campaign, roll_log(viewer, campaign)))
+
+
+class ExportView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Export a campaign (JSON archive)",
+        description="The whole campaign as a versioned JSON archive (schema at `/api/archive-schema/`), streamed. "
+        "GMs get everything; for a public campaign anyone who may read it gets what they may read (never "
+        "another's whisper, a GM-only post or an unrevealed secret roll).",
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, **errors(403, 404)},
+    )
+    def get(self, request: Request, campaign_id: int) -> StreamingHttpResponse:
+        campaign, viewer = campaign_selectors.campaign_for(request.user, campaign_id)
+        if not policy.may_export_campaign(viewer):
+            raise PermissionDenied(_("Solo los másters pueden descargar una partida privada."))
+        chunks = archive_chunks(Exporter(viewer, campaign), getattr(request.user, "username", None))
+        return streamed_download(
+            request, batched(chunks), "application/json; charset=utf-8", f"tintero-partida-{campaign.pk}.json"
+        )
+
+
+class ArchiveSchemaView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="The campaign archive's JSON Schema",
+        description="Version 1; also in the repository as docs/campaign-archive.schema.json.",
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(json_schema())

@@ -26,8 +26,8 @@ class RollLink(models.Model):
     roll = models.OneToOneField("rolls.Roll", null=True, on_delete=models.SET_NULL, related_name="chain_link")
     seq = models.PositiveIntegerField()
     prev = models.CharField(max_length=64)
-    salt = models.CharField(max_length=32)
-    content = models.JSONField()
+    salt = models.CharField(max_length=32, blank=True)
+    content = models.JSONField(null=True)  # null: imported from an archive whose exporter could not open it
     commitment = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
 

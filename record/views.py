@@ -1,19 +1,28 @@
-"""Pages of the record: search, the roll log."""
+"""Pages of the record: search, export and import, archive, the roll log."""
 
 from __future__ import annotations
 
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
+from campaigns.policy import Viewer
 from campaigns.views.common import page_number
 from record import selectors
+from record.archive_schema import json_schema
+from record.book import epub_book, html_book
+from record.export import Exporter, archive_chunks, batched
 from record.forms import SearchForm
 from record.rollchain import GENESIS
 from record.selectors import LinkView, roll_log_document, search_choices, search_posts
+from record.streaming import streamed_download
 
 
 def _campaign_param(request: HttpRequest) -> int | None:
@@ -26,9 +35,11 @@ def _campaign_param(request: HttpRequest) -> int | None:
 @require_GET
 def search(request: HttpRequest) -> HttpResponse:
     """Search the posts of every campaign the viewer may read; each result links to the post's permalink."""
-    choices = search_choices(request.user, _campaign_param(request))
+    campaign_id = _campaign_param(request)
+    choices = search_choices(request.user, campaign_id)
     form = SearchForm(
         request.GET if "q" in request.GET else None,
+        initial={"campaign": campaign_id},
         campaigns=choices.campaigns,
         scenes=choices.scenes,
         characters=choices.characters,
@@ -66,3 +77,47 @@ def _roll_summary(link: LinkView, language: str) -> str:
     if roll is None:
         return ""
     return roll.summary_en if language.startswith("en") and roll.summary_en else roll.summary_es
+
+
+def _exportable(request: HttpRequest, pk: int) -> tuple[Campaign, Viewer]:
+    campaign, viewer = campaign_selectors.campaign_for(request.user, pk)
+    if not policy.may_export_campaign(viewer):
+        raise PermissionDenied(_("Solo los másters pueden descargar una partida privada."))
+    return campaign, viewer
+
+
+@require_GET
+def export_page(request: HttpRequest, pk: int) -> HttpResponse:
+    """What can be downloaded, and how much of it this viewer's download holds."""
+    campaign, viewer = _exportable(request, pk)
+    return render(request, "record/export.html", {"campaign": campaign, "viewer": viewer})
+
+
+@require_GET
+def export_archive(request: HttpRequest, pk: int) -> HttpResponseBase:
+    campaign, viewer = _exportable(request, pk)
+    chunks = archive_chunks(Exporter(viewer, campaign), getattr(request.user, "username", None))
+    return streamed_download(
+        request, batched(chunks), "application/json; charset=utf-8", f"tintero-partida-{campaign.pk}.json"
+    )
+
+
+def archive_schema(request: HttpRequest) -> HttpResponse:
+    """The published JSON Schema of the campaign archive (the same as docs/campaign-archive.schema.json)."""
+    return JsonResponse(json_schema(), json_dumps_params={"ensure_ascii": False, "indent": 2})
+
+
+@require_GET
+def export_book(request: HttpRequest, pk: int) -> HttpResponseBase:
+    """The story as one self-contained HTML file, streamed chapter by chapter."""
+    campaign, viewer = _exportable(request, pk)
+    chunks = html_book(Exporter(viewer, campaign), get_language() or "es")
+    return streamed_download(request, batched(chunks), "text/html; charset=utf-8", f"tintero-libro-{campaign.pk}.html")
+
+
+@require_GET
+def export_epub(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign, viewer = _exportable(request, pk)
+    response = HttpResponse(epub_book(Exporter(viewer, campaign), get_language() or "es"), "application/epub+zip")
+    response["Content-Disposition"] = f'attachment; filename="tintero-libro-{campaign.pk}.epub"'
+    return response

@@ -22,6 +22,7 @@ _VIEWER_QUESTIONS: dict[str, Callable[[Viewer], bool]] = {
     "see_roll_controls": policy.may_see_roll_controls,
     "manage_campaign": policy.may_manage_campaign,
     "see_hidden_aspects": policy.may_see_hidden_aspect,
+    "export_campaign": policy.may_export_campaign,
 }
 
 

@@ -79,6 +79,7 @@ def test_every_roll_joins_the_chain_in_order(rolled: Table) -> None:
     assert [link.seq for link in links] == [1, 2, 3, 4]
     assert links[0].prev == GENESIS
     assert all(b.prev == a.hash for a, b in itertools.pairwise(links))
+    assert links[2].content is not None
     assert links[2].content["result"] == Roll.objects.get(chain_link=links[2]).result
     assert _both_verdicts(_gm_document(rolled)) == (None, None)
 

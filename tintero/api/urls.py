@@ -126,6 +126,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # The record: search (export, import, archive and the roll log below)
     path("search/", record.SearchView.as_view(), name="search"),
     path("campaigns/<int:campaign_id>/roll-log/", record.RollLogView.as_view(), name="roll-log"),
+    path("campaigns/<int:campaign_id>/export/", record.ExportView.as_view(), name="campaign-export"),
+    path("archive-schema/", record.ArchiveSchemaView.as_view(), name="archive-schema"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),
