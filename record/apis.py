@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.core.exceptions import PermissionDenied
 from django.http import StreamingHttpResponse
@@ -10,16 +10,19 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
-from rest_framework.permissions import AllowAny
+from rest_framework.parsers import MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
+from accounts.models import User
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from record.archive_schema import json_schema
 from record.export import Exporter, archive_chunks, batched
 from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, roll_log, roll_log_document, search_posts
+from record.services import ImportRefused, import_campaign, read_upload
 from record.streaming import streamed_download
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
 from tintero.api.views.base import ApiView, errors
@@ -167,3 +170,47 @@ class ArchiveSchemaView(ApiView):
     )
     def get(self, request: Request) -> Response:
         return Response(json_schema())
+
+
+class ImportIn(serializers.Serializer):
+    archive = serializers.FileField(help_text="A campaign archive (JSON) downloaded from a Tintero.")
+
+
+class ImportOut(serializers.Serializer):
+    campaign = serializers.IntegerField(help_text="The new campaign; you are its GM.")
+    url = serializers.CharField()
+    invited = serializers.ListField(child=serializers.CharField(), help_text="Handles found here, invited.")
+    missing = serializers.ListField(
+        child=serializers.CharField(), help_text="Handles not found here: their writing is attributed to you."
+    )
+    counts = serializers.DictField(child=serializers.IntegerField())
+    open_procedures = serializers.IntegerField()
+
+
+class ImportView(ApiView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        summary="Import a campaign archive as a new campaign",
+        description="All or nothing. A malformed archive, one from a newer schema version, or one whose roll log "
+        "does not verify is refused with `error.code` `archive_refused` and `error.problems` listing every problem.",
+        request={"multipart/form-data": ImportIn},
+        responses={201: ImportOut, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        data = self.parse(ImportIn)
+        try:
+            report = import_campaign(actor=cast(User, request.user), raw=read_upload(data["archive"]))
+        except ImportRefused as refused:
+            body = {"code": "archive_refused", "message": refused.problems[0], "problems": refused.problems}
+            return Response({"error": body}, status=400)
+        out = {
+            "campaign": report.campaign.pk,
+            "url": report.campaign.get_absolute_url(),
+            "invited": report.invited,
+            "missing": report.missing,
+            "counts": report.counts,
+            "open_procedures": report.open_procedures,
+        }
+        return Response(ImportOut(out).data, status=201)

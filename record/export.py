@@ -84,7 +84,8 @@ class Exporter:
         }
 
     def members(self) -> list[dict[str, Any]]:
-        rows = Membership.objects.filter(campaign=self.campaign).select_related("user").order_by("joined_at", "id")
+        # By handle, not by joining time: an imported campaign lists the same table in the same order.
+        rows = Membership.objects.filter(campaign=self.campaign).select_related("user").order_by("user__username")
         return [{"handle": m.user.username, "display_name": m.user.display_name, "role": m.role} for m in rows]
 
     def scenes(self) -> Iterator[dict[str, Any]]:

@@ -70,3 +70,10 @@ class SearchForm(forms.Form):
             since=data.get("since"),
             until=data.get("until"),
         )
+
+
+class ImportForm(forms.Form):
+    archive = forms.FileField(
+        label=_("Archivo de partida (JSON)"),
+        help_text=_("Un archivo descargado de Tintero con «Descargar la partida». Serás su máster."),
+    )

@@ -11,4 +11,5 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/exportar/libro.html", views.export_book, name="export_book"),
     path("campaigns/<int:pk>/exportar/libro.epub", views.export_epub, name="export_epub"),
     path("archivo/esquema-v1.json", views.archive_schema, name="archive_schema"),
+    path("partidas/importar/", views.import_page, name="import"),
 ]

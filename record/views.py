@@ -2,26 +2,28 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Campaign
 from campaigns.policy import Viewer
-from campaigns.views.common import page_number
+from campaigns.views.common import page_number, user_of
 from record import selectors
 from record.archive_schema import json_schema
 from record.book import epub_book, html_book
 from record.export import Exporter, archive_chunks, batched
-from record.forms import SearchForm
+from record.forms import ImportForm, SearchForm
 from record.rollchain import GENESIS
 from record.selectors import LinkView, roll_log_document, search_choices, search_posts
+from record.services import ImportRefused, import_campaign, read_upload
 from record.streaming import streamed_download
 
 
@@ -121,3 +123,20 @@ def export_epub(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(epub_book(Exporter(viewer, campaign), get_language() or "es"), "application/epub+zip")
     response["Content-Disposition"] = f'attachment; filename="tintero-libro-{campaign.pk}.epub"'
     return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def import_page(request: HttpRequest) -> HttpResponse:
+    """A GM imports an archive as a new campaign; a refusal lists every problem and creates nothing."""
+    form = ImportForm(request.POST or None, request.FILES or None)
+    problems: list[str] = []
+    if request.method == "POST" and form.is_valid():
+        try:
+            report = import_campaign(actor=user_of(request), raw=read_upload(form.cleaned_data["archive"]))
+        except ImportRefused as refused:
+            problems = refused.problems
+        else:
+            return render(request, "record/import_report.html", {"report": report})
+    status = 400 if request.method == "POST" else 200
+    return render(request, "record/import.html", {"form": form, "problems": problems}, status=status)

@@ -128,6 +128,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/roll-log/", record.RollLogView.as_view(), name="roll-log"),
     path("campaigns/<int:campaign_id>/export/", record.ExportView.as_view(), name="campaign-export"),
     path("archive-schema/", record.ArchiveSchemaView.as_view(), name="archive-schema"),
+    path("campaigns/import/", record.ImportView.as_view(), name="campaign-import"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),
