@@ -19,27 +19,30 @@ from rest_framework.utils.urls import remove_query_param, replace_query_param
 from accounts.models import User
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
+from campaigns.models import Campaign
 from record.archive_schema import json_schema
 from record.export import Exporter, archive_chunks, batched
 from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, roll_log, roll_log_document, search_posts
-from record.services import ImportRefused, import_campaign, read_upload
+from record.services import ImportRefused, archive_campaign, import_campaign, read_upload, reopen_campaign
 from record.streaming import streamed_download
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
 from tintero.api.views.base import ApiView, errors
 
+MAX_ID = 2**63 - 1  # the largest id either database stores
+
 
 class SearchIn(serializers.Serializer):
     q = serializers.CharField(max_length=200, help_text='Words; a quoted "phrase" must appear as written.')
-    campaign = serializers.IntegerField(required=False, min_value=1)
-    scene = serializers.IntegerField(required=False, min_value=1)
-    character = serializers.IntegerField(required=False, min_value=1)
+    campaign = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    scene = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
+    character = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID)
     author = serializers.CharField(required=False, max_length=150, help_text="The author's username (handle).")
     voice = serializers.ChoiceField(choices=VOICES, required=False, help_text="`ic` in character, `ooc` out of it.")
     part = serializers.ChoiceField(choices=PARTS, required=False, help_text="Only the text, or only game notes.")
     with_rolls = serializers.BooleanField(required=False, default=False, help_text="Only posts with rolls you see.")
     since = serializers.DateField(required=False)
     until = serializers.DateField(required=False)
-    page = serializers.IntegerField(required=False, min_value=1, default=1)
+    page = serializers.IntegerField(required=False, min_value=1, max_value=MAX_ID, default=1)
     page_size = serializers.IntegerField(required=False, min_value=1, max_value=100, default=20)
 
 
@@ -214,3 +217,54 @@ class ImportView(ApiView):
             "open_procedures": report.open_procedures,
         }
         return Response(ImportOut(out).data, status=201)
+
+
+class ArchiveIn(serializers.Serializer):
+    reveal_whispers = serializers.BooleanField(
+        required=False, default=False, help_text="Every member reads every whisper from now on."
+    )
+
+
+class ArchiveOut(serializers.Serializer):
+    archived = serializers.BooleanField()
+    whispers_revealed = serializers.BooleanField()
+    status = serializers.CharField()
+
+
+def _archive_state(campaign: Campaign) -> Response:
+    data = {
+        "archived": campaign.archived_at is not None,
+        "whispers_revealed": campaign.whispers_revealed,
+        "status": campaign.status,
+    }
+    return Response(ArchiveOut(data).data)
+
+
+class ArchiveView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="End (archive) a campaign",
+        description="GMs only. The campaign becomes read-only: every write (posts, rolls, procedures, sheets, "
+        "pools, scenes, members) is refused with 403; it stays readable, searchable and downloadable.",
+        request=ArchiveIn,
+        responses={200: ArchiveOut, **errors(400, 401, 403, 404)},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _viewer = campaign_selectors.campaign_for(request.user, campaign_id)
+        data = self.parse(ArchiveIn)
+        actor = cast(User, request.user)
+        return _archive_state(archive_campaign(actor=actor, campaign=campaign, reveal_whispers=data["reveal_whispers"]))
+
+
+class ReopenView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Reopen an ended campaign",
+        request=None,
+        responses={200: ArchiveOut, **errors(401, 403, 404)},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _viewer = campaign_selectors.campaign_for(request.user, campaign_id)
+        return _archive_state(reopen_campaign(actor=cast(User, request.user), campaign=campaign))

@@ -78,8 +78,8 @@ class Exporter:
             "rules_settings": c.rules_settings,
             "rules_state": state,
             "sheets_open": c.sheets_open,
-            "archived": getattr(c, "archived_at", None) is not None,
-            "whispers_revealed": bool(getattr(c, "whispers_revealed", False)),
+            "archived": c.archived_at is not None,
+            "whispers_revealed": c.whispers_revealed,
             "created_at": _time(c.created_at),
         }
 

@@ -77,3 +77,11 @@ class ImportForm(forms.Form):
         label=_("Archivo de partida (JSON)"),
         help_text=_("Un archivo descargado de Tintero con «Descargar la partida». Serás su máster."),
     )
+
+
+class ArchiveForm(forms.Form):
+    reveal_whispers = forms.BooleanField(
+        label=_("Revelar los susurros a toda la mesa"),
+        required=False,
+        help_text=_("Cada miembro podrá leer todos los susurros de la partida, como en las partidas de foro clásicas."),
+    )

@@ -68,10 +68,14 @@ class SearchPage:
         return self.number < self.num_pages
 
 
-def _roles(user: AnyUser | None) -> dict[int, str]:
+def _roles(user: AnyUser | None) -> tuple[dict[int, str], set[int]]:
+    """The user's role in each of their campaigns, and which of those ended with their whispers revealed."""
     if user is None or not user.is_authenticated:
-        return {}
-    return dict(Membership.objects.filter(user_id=user.pk).values_list("campaign_id", "role"))
+        return {}, set()
+    rows = list(
+        Membership.objects.filter(user_id=user.pk).values_list("campaign_id", "role", "campaign__whispers_revealed")
+    )
+    return {campaign_id: role for campaign_id, role, _shown in rows}, {c for c, _role, shown in rows if shown}
 
 
 def _pg_vector(part: str) -> str:
@@ -147,9 +151,9 @@ def search_posts(user: AnyUser | None, criteria: SearchCriteria, page: int = 1, 
     terms = parse_terms(criteria.text)
     if terms.is_empty:
         return SearchPage([], 1, 1, 0, terms)
-    roles = _roles(user)
+    roles, revealed = _roles(user)
     user_id = user.pk if user is not None and user.is_authenticated else None
-    posts = Post.objects.filter(Q(kind=PostKind.STORY) & policy.searchable_posts_q(user_id, roles))
+    posts = Post.objects.filter(Q(kind=PostKind.STORY) & policy.searchable_posts_q(user_id, roles, revealed))
     posts = _filtered(posts.filter(pk__in=_matching_ids(terms, criteria.part)), criteria, roles)
     total = posts.count()
     num_pages = max(1, -(-total // per_page))

@@ -14,14 +14,18 @@ import mimetypes
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.core.exceptions import PermissionDenied
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from pydantic import ValidationError as PydanticValidationError
 
 from accounts.models import User
+from campaigns import policy
+from campaigns.events import Audience, Event, EventType, publish
 from campaigns.markdown import RENDERER_VERSION
 from campaigns.models import (
     Campaign,
@@ -159,6 +163,8 @@ class _Importer:
             rules_settings=c.rules_settings,
             sheets_open=c.sheets_open,
             created_by=self.actor,
+            archived_at=timezone.now() if c.archived else None,
+            whispers_revealed=c.whispers_revealed,
         )
         Membership.objects.create(campaign=campaign, user=self.actor, role=Role.GM)
         if c.rules_state is not None:
@@ -394,3 +400,41 @@ def read_upload(upload: UploadedFile) -> bytes:
         message = _("El archivo es demasiado grande (como mucho %(mb)d MB).")
         raise ImportRefused([message % {"mb": MAX_ARCHIVE_BYTES // (1024 * 1024)}])
     return bytes(upload.read())
+
+
+# --- Archiving (ending) a campaign ------------------------------------------------------------------------
+
+
+def _publish_ended(campaign: Campaign) -> None:
+    """Every open page re-reads the campaign: composers and buttons go away (or come back)."""
+    data = {"fields": ["archived_at", "status", "whispers_revealed"], "visibility": campaign.visibility}
+    publish(Event(EventType.CAMPAIGN_CHANGED, campaign.pk, data), Audience(public=True))
+
+
+@transaction.atomic
+def archive_campaign(*, actor: User, campaign: Campaign, reveal_whispers: bool = False) -> Campaign:
+    """A GM ends the campaign: from now on every write is refused (the policy's write questions answer no), and
+    it stays readable and searchable. With ``reveal_whispers``, every member reads every whisper."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if not policy.may_archive_campaign(policy.viewer_for(actor, campaign)):
+        raise PermissionDenied(_("Solo un máster puede terminar la partida, y una sola vez."))
+    campaign.archived_at = timezone.now()
+    campaign.whispers_revealed = bool(reveal_whispers)
+    campaign.status = CampaignStatus.FINISHED
+    campaign.save(update_fields=["archived_at", "whispers_revealed", "status", "updated_at"])
+    _publish_ended(campaign)
+    return campaign
+
+
+@transaction.atomic
+def reopen_campaign(*, actor: User, campaign: Campaign) -> Campaign:
+    """A GM takes an ended campaign back into play; revealed whispers go back to their recipients."""
+    campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+    if not policy.may_reopen_campaign(policy.viewer_for(actor, campaign)):
+        raise PermissionDenied(_("Solo un máster puede reabrir una partida terminada."))
+    campaign.archived_at = None
+    campaign.whispers_revealed = False
+    campaign.status = CampaignStatus.ACTIVE
+    campaign.save(update_fields=["archived_at", "whispers_revealed", "status", "updated_at"])
+    _publish_ended(campaign)
+    return campaign

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.response import HttpResponseBase
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
@@ -20,18 +21,19 @@ from record import selectors
 from record.archive_schema import json_schema
 from record.book import epub_book, html_book
 from record.export import Exporter, archive_chunks, batched
-from record.forms import ImportForm, SearchForm
+from record.forms import ArchiveForm, ImportForm, SearchForm
 from record.rollchain import GENESIS
 from record.selectors import LinkView, roll_log_document, search_choices, search_posts
-from record.services import ImportRefused, import_campaign, read_upload
+from record.services import ImportRefused, archive_campaign, import_campaign, read_upload, reopen_campaign
 from record.streaming import streamed_download
 
 
 def _campaign_param(request: HttpRequest) -> int | None:
     try:
-        return int(request.GET.get("campaign") or "") or None
+        value = int(request.GET.get("campaign") or "")
     except ValueError:
         return None
+    return value if 0 < value < 2**63 else None  # beyond any stored id (and any database integer)
 
 
 @require_GET
@@ -140,3 +142,31 @@ def import_page(request: HttpRequest) -> HttpResponse:
             return render(request, "record/import_report.html", {"report": report})
     status = 400 if request.method == "POST" else 200
     return render(request, "record/import.html", {"form": form, "problems": problems}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def archive(request: HttpRequest, pk: int) -> HttpResponse:
+    """A GM ends the campaign (read-only from then on), choosing whether the table reads the whispers."""
+    campaign, viewer = campaign_selectors.campaign_for(request.user, pk)
+    if not policy.may_archive_campaign(viewer):
+        raise PermissionDenied(_("Solo un máster puede terminar la partida, y una sola vez."))
+    form = ArchiveForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        archive_campaign(
+            actor=user_of(request), campaign=campaign, reveal_whispers=form.cleaned_data["reveal_whispers"]
+        )
+        messages.success(request, _("La partida ha terminado. Sigue disponible para leer, buscar y descargar."))
+        return redirect(campaign)
+    return render(request, "record/archive.html", {"campaign": campaign, "form": form})
+
+
+@login_required
+@require_POST
+def reopen(request: HttpRequest, pk: int) -> HttpResponse:
+    campaign, viewer = campaign_selectors.campaign_for(request.user, pk)
+    if not policy.may_reopen_campaign(viewer):
+        raise PermissionDenied(_("Solo un máster puede reabrir una partida terminada."))
+    reopen_campaign(actor=user_of(request), campaign=campaign)
+    messages.success(request, _("La partida vuelve a estar en juego."))
+    return redirect(campaign)

@@ -23,6 +23,8 @@ _VIEWER_QUESTIONS: dict[str, Callable[[Viewer], bool]] = {
     "manage_campaign": policy.may_manage_campaign,
     "see_hidden_aspects": policy.may_see_hidden_aspect,
     "export_campaign": policy.may_export_campaign,
+    "archive_campaign": policy.may_archive_campaign,
+    "reopen_campaign": policy.may_reopen_campaign,
 }
 
 

@@ -182,3 +182,10 @@ def test_standalone_script_and_command_on_a_file(rolled: Table, tmp_path: Path) 
     assert bad.returncode == 1 and "link 4" in bad.stdout
     with pytest.raises(CommandError, match="link 4"):
         call_command("verify_rolls", archive=str(log))
+
+
+def test_thread_shows_each_roll_position_in_the_chain(rolled: Table) -> None:
+    html = Client().get(f"/scenes/{rolled.scene.pk}/").content.decode()
+    for seq in (1, 2, 3, 4):
+        assert f"/campaigns/{rolled.campaign.pk}/tiradas/#link-{seq}" in html
+    assert "n.º 4 del registro de tiradas" in html

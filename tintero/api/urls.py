@@ -129,6 +129,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/export/", record.ExportView.as_view(), name="campaign-export"),
     path("archive-schema/", record.ArchiveSchemaView.as_view(), name="archive-schema"),
     path("campaigns/import/", record.ImportView.as_view(), name="campaign-import"),
+    path("campaigns/<int:campaign_id>/archive/", record.ArchiveView.as_view(), name="campaign-archive"),
+    path("campaigns/<int:campaign_id>/reopen/", record.ReopenView.as_view(), name="campaign-reopen"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),
