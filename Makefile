@@ -7,7 +7,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: install run migrate messages messages-update demo test test-services lint format bench clean
+.PHONY: install run dev static migrate messages messages-update demo test test-services lint format bench clean
 
 $(STAMP): requirements.in requirements-dev.in constraints.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,8 +32,27 @@ messages-update: install
 demo: migrate
 	$(PY) manage.py load_demo
 
-run: install messages demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+# `make run` serves like a real site: DEBUG off (the site's own error pages, never a debug page), a secret
+# key generated once for this checkout and kept out of git (.local/), static files through WhiteNoise.
+# Plain HTTP on the loopback, so the session cookie may not require HTTPS here.
+LOCAL_SECRET := .local/secret_key
+
+$(LOCAL_SECRET):
+	@mkdir -p $(dir $@)
+	@umask 077 && $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
+
+LOCAL_SITE = DEBUG=0 SECRET_KEY="$$(cat $(LOCAL_SECRET))" SESSION_COOKIE_SECURE=0 SERVE_MEDIA=1
+
+# Collected with DEBUG off, so WhiteNoise's manifest (hashed names) is what the pages ask for.
+static: install $(LOCAL_SECRET)
+	$(LOCAL_SITE) $(PY) manage.py collectstatic --noinput --clear -v 0
+
+run: install messages demo static
+	$(LOCAL_SITE) $(PY) manage.py runserver --noreload $(HOST):$(PORT)
+
+# The debug server: Django's debug pages and code reloading, for working on Tintero itself.
+dev: install messages demo
+	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install
 	$(PY) -m pytest $(PYTEST_ARGS)

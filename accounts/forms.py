@@ -10,6 +10,8 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.names import check_display_name_text, check_display_name_unique
+from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
 
 
@@ -28,14 +30,34 @@ class SignUpForm(BaseUserCreationForm):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.fields["email"].required = False
 
+    def clean_username(self) -> str:
+        username: str = self.cleaned_data.get("username", "")
+        check_display_name_text(username)  # it is the public name until a display name is set
+        return username
+
+    def clean_display_name(self) -> str:
+        name: str = self.cleaned_data.get("display_name", "")
+        if name:
+            check_display_name_text(name)
+        return name
+
 
 class DisplayNameForm(forms.ModelForm):
+    instance: User
+
     class Meta:
         model = User
         fields = ("display_name",)
         help_texts = {
             "display_name": _("Como te verá la mesa. Si lo dejas vacío, se usa tu nombre de usuario."),
         }
+
+    def clean_display_name(self) -> str:
+        name: str = self.cleaned_data.get("display_name", "")
+        if name:
+            check_display_name_text(name)
+            check_display_name_unique(name, names_beside(self.instance))
+        return name
 
 
 class ThrottledLoginForm(AuthenticationForm):

@@ -12,8 +12,9 @@ and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settin
 fresh SQLite database, connects N app clients (anonymous readers of a public campaign, through the real
 origin check, auth stack, consumer and policy filter) and N floor clients, then alternates rounds: the
 app round commits one pool change through ``publish``; the floor round has a bare Channels consumer
-forward a pre-serialized payload of the same size. Latency is commit (or send, for the floor) to receipt
-in the client, on the same clock.
+forward a pre-serialized payload of the same size. Latency runs from the triggering request's arrival
+(the app's transaction, the event's numbering after commit and the send included; for the floor, the
+send) to receipt in the client, on the same clock.
 
 The machine is shared and loaded, so each round is summarised on its own (p50, p99, last delivery) and
 the table shows medians over rounds; the ratios are medians of app/floor over rounds run back to back

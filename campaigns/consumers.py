@@ -7,6 +7,11 @@ Protocol (JSON text frames; the event catalogue is in ``campaigns.events``):
   ``GET /api/campaigns/<id>/events/?after=<seq>`` for what it missed.
 - a forwarded event may carry ``"skipped": [seq, ...]``: the seqs since the previous frame that were not
   for this viewer, so the client knows that gap is not a loss.
+- every ``LIVE_HEARTBEAT_SECONDS`` the server sends ``{"type": "heartbeat", "seq": <the campaign's last
+  seq>}`` (with ``"skipped"`` as on events, for the filtered seqs not yet reported): a client whose last
+  seq is lower, and not explained by ``skipped``, has lost the tail of the stream (events sent while the
+  channel layer was down never arrive, and no later event may come to reveal the gap) and resyncs.
+  One task per process and campaign reads the seqs, one query for all the process's campaigns.
 - the client may send ``{"type": "ping"}`` (answered with ``{"type": "pong"}``); anything else gets
   ``{"type": "error", "message": ...}``.
 - close codes: 4401 invalid API token; 4403 the viewer may no longer see the campaign (it turned
@@ -21,16 +26,19 @@ and when a scene, the campaign's settings or this viewer's membership change).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import weakref
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils.translation import gettext as _
 
 from campaigns import policy
 from campaigns.events import REFRESH_TYPES, EventType, campaign_group, last_seq, message_audience
-from campaigns.models import Campaign
+from campaigns.models import Campaign, CampaignSequence
 from campaigns.policy import Viewer
 from tintero.ws_auth import SUBPROTOCOL
 
@@ -51,6 +59,62 @@ def _load_viewer(user: Any, campaign_id: int) -> tuple[Viewer, frozenset[int], i
     if not policy.may_view_campaign(viewer):
         return None
     return viewer, policy.readable_scene_ids(viewer), last_seq(campaign_id)
+
+
+def _last_seqs(campaign_ids: list[int]) -> dict[int, int]:
+    rows = CampaignSequence.objects.filter(campaign_id__in=campaign_ids).values_list("campaign_id", "last")
+    return dict(rows)
+
+
+class Heartbeats:
+    """One per event loop (a process serves its sockets from one loop): the open sockets of each campaign,
+    and one task that tells them their campaign's last seq every ``LIVE_HEARTBEAT_SECONDS``."""
+
+    def __init__(self) -> None:
+        self.sockets: dict[int, set[CampaignConsumer]] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def add(self, consumer: CampaignConsumer) -> None:
+        self.sockets.setdefault(consumer.campaign_id, set()).add(consumer)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def discard(self, consumer: CampaignConsumer) -> None:
+        sockets = self.sockets.get(consumer.campaign_id)
+        if sockets is not None:
+            sockets.discard(consumer)
+            if not sockets:
+                del self.sockets[consumer.campaign_id]
+
+    async def _run(self) -> None:
+        while self.sockets:
+            await asyncio.sleep(float(settings.LIVE_HEARTBEAT_SECONDS))
+            await self.beat()
+        self.task = None
+
+    async def beat(self) -> None:
+        """Send every socket its campaign's last seq now (one query for all campaigns)."""
+        if not self.sockets:
+            return
+        try:
+            seqs = await database_sync_to_async(_last_seqs)(list(self.sockets))
+        except Exception:  # the database is away: the next beat tries again
+            return
+        for campaign_id, sockets in list(self.sockets.items()):
+            for consumer in list(sockets):
+                await consumer.heartbeat(seqs.get(campaign_id, 0))
+
+
+_heartbeats: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Heartbeats] = weakref.WeakKeyDictionary()
+
+
+def heartbeats() -> Heartbeats:
+    """This event loop's heartbeats."""
+    loop = asyncio.get_running_loop()
+    hub = _heartbeats.get(loop)
+    if hub is None:
+        hub = _heartbeats[loop] = Heartbeats()
+    return hub
 
 
 class CampaignConsumer(AsyncWebsocketConsumer):
@@ -82,8 +146,19 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             return
         self.viewer, self.scene_ids, self.hello_seq = loaded
         await self.send(text_data=json.dumps({"type": "hello", "seq": self.hello_seq}))
+        heartbeats().add(self)
+
+    async def heartbeat(self, seq: int) -> None:
+        """Tell the client the campaign's last seq, with the filtered seqs it has not been told of yet."""
+        if self.viewer is None:
+            return
+        frame: dict[str, Any] = {"type": "heartbeat", "seq": seq}
+        if self.skipped:
+            frame["skipped"], self.skipped = self.skipped, []
+        await self.send(text_data=json.dumps(frame))
 
     async def disconnect(self, code: int) -> None:
+        heartbeats().discard(self)
         if self.joined:
             await self.channel_layer.group_discard(campaign_group(self.campaign_id), self.channel_name)
             self.joined = False

@@ -48,6 +48,9 @@ class DemoCampaign:
     scenes: tuple[DemoScene, ...]
     visibility: str = Visibility.PUBLIC
     extra: dict[str, str] = field(default_factory=dict)
+    # A demo campaign that recruits shows the directory and the join flow working: its message and seats.
+    recruiting: str = ""
+    seats: int | None = None
 
 
 CAMPAIGNS: tuple[DemoCampaign, ...] = (
@@ -121,6 +124,11 @@ CAMPAIGNS: tuple[DemoCampaign, ...] = (
         title="La casa de la colina",
         introduction="Un fin de semana en una casa heredada. Nadie debería haber vuelto.",
         synopsis="Terror rural: la amenaza crece con cada presagio.",
+        recruiting=(
+            "Buscamos una tercera persona para la casa: alguien que llegue de noche, sin invitación. "
+            "Un mensaje cada dos o tres días; no hace falta conocer el juego."
+        ),
+        seats=3,
         players=("bruno", "dario"),
         characters=("Lucía, estudiante de Medicina", "Hugo, el primo que nadie invitó"),
         scenes=(
@@ -359,7 +367,9 @@ def _load_campaign(spec: DemoCampaign, gm: User) -> Campaign | None:
         gm_notes="Secreto del máster: el verdadero villano aparece en la tercera escena.",
         ruleset=spec.ruleset,
         visibility=spec.visibility,
-        status=CampaignStatus.ACTIVE,
+        status=CampaignStatus.RECRUITING if spec.recruiting else CampaignStatus.ACTIVE,
+        recruiting_message=spec.recruiting,
+        seats=spec.seats,
     )
     players = [_user(name) for name in spec.players]
     characters: dict[str, Character] = {}

@@ -75,7 +75,6 @@ from typing import Any
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
-from django.db.models import F
 
 logger = logging.getLogger(__name__)
 
@@ -190,38 +189,71 @@ def post_audience(scene_id: int, recipients: str, author_id: int, whisper_ids: I
     return Audience(scene_id=scene_id)
 
 
-def publish(event: Event, audience: Audience) -> int:
-    """Log the event with its sequence number and send it after commit. Returns the sequence number.
+def publish(event: Event, audience: Audience) -> None:
+    """Log the event, and after commit number it and send it.
 
     Must be called inside the service's transaction, so the event exists if and only if the change does.
-    The client's frame is serialized here, once, so a socket forwards a ready string to each recipient.
+    The row is written without its sequence number: numbering it then would hold the campaign's sequence
+    row locked until the change commits, and one campaign's writes would queue behind each other. After
+    commit one short transaction hands this transaction's events their numbers (one UPDATE ... RETURNING on
+    the sequence, one UPDATE of the rows), and only then are they sent. So a client never sees a seq whose
+    event is not committed, seqs follow the order in which events are numbered, and the log has no holes.
+    The client's frame is serialized once, after numbering, so a socket forwards a ready string.
     """
-    from campaigns.models import CampaignEventLog, CampaignSequence
+    from campaigns.models import CampaignEventLog
 
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("publish() must run inside the transaction of the change it announces")
     missing = EVENT_FIELDS[event.type] - set(event.data)
     if missing:
         raise ValueError(f"{event.type} needs data fields {sorted(missing)}")
-    sequence, _created = CampaignSequence.objects.get_or_create(campaign_id=event.campaign_id)
-    # The UPDATE takes the row's write lock until commit, so sequence numbers are handed out (and
-    # committed) in order; the sends after commit may still cross, which clients handle by seq.
-    CampaignSequence.objects.filter(pk=sequence.pk).update(last=F("last") + 1)
-    seq = CampaignSequence.objects.values_list("last", flat=True).get(pk=sequence.pk)
     audience_json = audience.as_json()
-    CampaignEventLog.objects.create(
-        campaign_id=event.campaign_id, seq=seq, type=str(event.type), data=event.data, audience=audience_json
+    row = CampaignEventLog.objects.create(
+        campaign_id=event.campaign_id, seq=None, type=str(event.type), data=event.data, audience=audience_json
     )
-    message = {
+    audience_text = json.dumps(audience_json, separators=(",", ":"))
+    # One callback per event, registered in order: Django drops those of a rolled-back savepoint.
+    transaction.on_commit(lambda: _number_and_send(row.pk, event, audience_text))
+
+
+def _number_and_send(row_id: int, event: Event, audience: str) -> None:
+    from campaigns.models import CampaignEventLog
+
+    try:
+        with transaction.atomic():
+            seq = _advance_sequence(event.campaign_id, 1)
+            CampaignEventLog.objects.filter(pk=row_id).update(seq=seq)
+    except Exception:  # the change is committed: a client that reloads sees it; nothing is numbered twice
+        logger.exception("could not number live event %s of campaign %s", row_id, event.campaign_id)
+        return
+    _send(event.campaign_id, _message(seq, event, audience))
+
+
+def _advance_sequence(campaign_id: int, count: int) -> int:
+    """Take ``count`` numbers from the campaign's sequence (creating it at the first event): the last one."""
+    from campaigns.models import CampaignSequence
+
+    connection = transaction.get_connection()
+    table = connection.ops.quote_name(CampaignSequence._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (campaign_id, last) VALUES (%s, %s) "
+            f"ON CONFLICT (campaign_id) DO UPDATE SET last = {table}.last + excluded.last RETURNING last",
+            [campaign_id, count],
+        )
+        row = cursor.fetchone()
+    return int(row[0])
+
+
+def _message(seq: int, event: Event, audience: str) -> dict[str, Any]:
+    return {
         "type": "campaign.event",
         "seq": seq,
         "event_type": str(event.type),
         "frame": frame(seq, str(event.type), event.data),
         # A string, not a dict: the in-memory layer deep-copies each message once per recipient.
-        "audience": json.dumps(audience_json, separators=(",", ":")),
+        "audience": audience,
     }
-    transaction.on_commit(lambda: _send(event.campaign_id, message))
-    return seq
 
 
 _AUDIENCE_CACHE_SIZE = 256

@@ -7,11 +7,12 @@ Errors raised by a service (``ValidationError`` with per-field messages) go back
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -26,6 +27,7 @@ from campaigns.models import (
     Visibility,
     Voice,
 )
+from campaigns.selectors import DirectoryFilters
 from characters.models import Character
 from rolls.services import RollSpec
 from rulesets import registry
@@ -73,16 +75,48 @@ class CampaignForm(forms.Form):
         initial=Visibility.PUBLIC,
         help_text=_("Una partida privada solo la ven sus miembros."),
     )
-    status = forms.ChoiceField(label=_("Estado"), choices=CampaignStatus.choices, initial=CampaignStatus.RECRUITING)
+    status = forms.ChoiceField(
+        label=_("Estado"),
+        choices=CampaignStatus.choices,
+        initial=CampaignStatus.RECRUITING,
+        help_text=_("«Buscando jugadores» la muestra en el directorio a quien busca partida."),
+    )
+    recruiting_message = _text(
+        _("Mensaje de reclutamiento"),
+        max_length=1000,
+        rows=3,
+        help_text=_("Qué jugadores buscas: el directorio lo muestra mientras la partida busca jugadores."),
+    )
+    seats = forms.IntegerField(
+        label=_("Plazas de jugador"),
+        min_value=1,
+        max_value=50,
+        required=False,
+        help_text=_("Déjalo vacío para no poner límite. Con la mesa llena solo se puede entrar a leer."),
+    )
 
 
 class JoinRequestForm(forms.Form):
-    role = forms.ChoiceField(
-        label=_("Quiero entrar como"),
-        choices=[(Role.PLAYER, Role.PLAYER.label), (Role.READER, Role.READER.label)],
-        initial=Role.PLAYER,
-    )
+    """Only the roles the campaign accepts now (``policy.join_roles``): a campaign that is not recruiting, or
+    whose seats are taken, offers a reader's place only, so the form never opens on an error."""
+
+    role = forms.ChoiceField(label=_("Quiero entrar como"), choices=[])
     message = _text(_("Mensaje para el máster"), max_length=2000, rows=3)
+
+    def __init__(self, *args: Any, roles: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["role"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [(role, Role(role).label) for role in roles]
+        if roles:
+            field.initial = roles[0]
+        if len(roles) == 1:
+            field.help_text = _("La partida no busca jugadores ahora: puedes entrar a leerla.")
+        if Role.PLAYER not in roles:
+            # Only a forged request asks for a seat the form does not offer: say why, not "invalid choice".
+            field.error_messages["invalid_choice"] = _(
+                "La partida no busca jugadores ahora; puedes pedir entrar como lector."
+            )
 
 
 class InviteForm(forms.Form):
@@ -167,15 +201,17 @@ class PostForm(forms.Form):
     whisper_to = forms.TypedMultipleChoiceField(
         label=_("Susurro a"), coerce=int, required=False, widget=forms.CheckboxSelectMultiple
     )
+    # Free dice in notation, apart from the ruleset's own roll: their own section, with their own words, so
+    # the composer never shows two "Tirada" fields or two "Tirada secreta" boxes side by side.
     roll_expression = forms.CharField(
-        label=_("Tirada"),
+        label=_("Dados"),
         required=False,
         max_length=200,
         help_text=_("Notación de dados, la tira el servidor al publicar: 3d6+2, 4dF, 4d6kh3, 3d6!, 6d10>=7."),
     )
-    roll_label = forms.CharField(label=_("Etiqueta de la tirada"), required=False, max_length=120)
+    roll_label = forms.CharField(label=_("Para qué son"), required=False, max_length=120)
     roll_secret = forms.BooleanField(
-        label=_("Tirada secreta"), required=False, help_text=_("Solo la ven los másters hasta que la revelen.")
+        label=_("Dados secretos"), required=False, help_text=_("Solo los ven los másters hasta que los revelen.")
     )
 
     def __init__(
@@ -212,7 +248,9 @@ class PostForm(forms.Form):
         self.characters = {c.pk: c for c in characters}
         voices = [(Voice.CHARACTER, Voice.CHARACTER.label)] if self.characters else []
         if is_gm:
-            voices += [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label)]
+            # The GM writes as the narrator unless they choose otherwise: never as a player's character by
+            # default (a GM's post and roll would be attributed to a PC).
+            voices = [(Voice.NARRATOR, Voice.NARRATOR.label), (Voice.NPC, Voice.NPC.label), *voices]
         voices.append((Voice.OOC, Voice.OOC.label))
         self.fields["voice"].choices = voices
         self.fields["voice"].initial = voices[0][0]
@@ -220,6 +258,16 @@ class PostForm(forms.Form):
         self.fields["whisper_to"].choices = _member_choices(memberships, exclude=user_id)
         if not is_gm:
             del self.fields["npc_name"]
+
+    DICE_FIELDS = ("roll_expression", "roll_label", "roll_secret")
+
+    def story_fields(self) -> list[forms.BoundField]:
+        """Who speaks, what they say and to whom: the composer's first part."""
+        return [field for field in self.visible_fields() if field.name not in self.DICE_FIELDS]
+
+    def dice_fields(self) -> list[forms.BoundField]:
+        """Free dice in notation: the composer's collapsible last part."""
+        return [field for field in self.visible_fields() if field.name in self.DICE_FIELDS]
 
     def is_valid(self) -> bool:
         valid = super().is_valid()
@@ -264,3 +312,47 @@ class PostEditForm(forms.Form):
     notes = forms.CharField(
         label=_("Notas de juego"), required=False, strip=True, widget=forms.Textarea(attrs={"rows": 4})
     )
+
+
+ACTIVITY_WINDOWS = (7, 30, 90)
+
+
+class DirectoryForm(forms.Form):
+    """The public directory's filters (a GET form: a filtered directory is a link one can share)."""
+
+    ruleset = forms.ChoiceField(label=_("Sistema"), required=False)
+    language = forms.ChoiceField(label=_("Idioma"), required=False, choices=[("", _("Todos")), *Language.choices])
+    recruiting = forms.BooleanField(label=_("Solo las que buscan jugadores"), required=False)
+    active = forms.TypedChoiceField(
+        label=_("Actividad"),
+        required=False,
+        coerce=int,
+        empty_value=None,
+        choices=[
+            ("", _("Cualquiera")),
+            *((days, _("En los últimos %(n)d días") % {"n": days}) for days in ACTIVITY_WINDOWS),
+        ],
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        field = self.fields["ruleset"]
+        assert isinstance(field, forms.ChoiceField)
+        field.choices = [("", _("Todos")), *ruleset_choices()]
+        active = self.fields["active"]
+        assert isinstance(active, forms.ChoiceField)
+        # Built per form, in the request's language (a lazy string formatted at import would not be).
+        active.choices = [
+            ("", _("Cualquiera")),
+            *((days, gettext("En los últimos %(n)d días") % {"n": days}) for days in ACTIVITY_WINDOWS),
+        ]
+
+    def filters(self) -> DirectoryFilters:
+        """The valid filters (an invalid value, from a hand-edited link, is dropped with its error shown)."""
+        data = self.cleaned_data if self.is_valid() else {}
+        return DirectoryFilters(
+            ruleset=data.get("ruleset") or "",
+            language=data.get("language") or "",
+            recruiting=bool(data.get("recruiting")),
+            active_days=data.get("active"),
+        )

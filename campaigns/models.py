@@ -52,6 +52,10 @@ class Campaign(StoredMarkdown):
     status = models.CharField(
         _("estado"), max_length=12, choices=CampaignStatus.choices, default=CampaignStatus.RECRUITING
     )
+    # What the directory shows while the campaign looks for players (status "recruiting").
+    recruiting_message = models.TextField(_("mensaje de reclutamiento"), blank=True, max_length=1000)
+    # Player seats the table has (None: the GM sets no limit); a full table takes readers only.
+    seats = models.PositiveSmallIntegerField(_("plazas de jugador"), null=True, blank=True)
     # The ruleset's campaign settings (optional rules), validated by the ruleset's settings model.
     rules_settings = models.JSONField(_("reglas opcionales"), default=dict, blank=True)
     # Off: a sheet's private parts are for its owner and the GMs. On: the whole table reads every sheet.
@@ -180,6 +184,9 @@ class Scene(StoredMarkdown):
     position = models.PositiveIntegerField(_("orden"), default=0)
     status = models.CharField(_("estado"), max_length=8, choices=SceneStatus.choices, default=SceneStatus.OPEN)
     is_offtopic = models.BooleanField(_("off-topic"), default=False)
+    # The last thread position handed out (posts to everyone count; see Post.position): pages are found
+    # by position, and the page count needs no COUNT over the scene's posts.
+    last_post_position = models.PositiveIntegerField(default=0, editable=False)
     access = models.CharField(_("acceso"), max_length=8, choices=SceneAccess.choices, default=SceneAccess.ALL_MEMBERS)
     # With access=LISTED: who may read, and (separately) who may write. Writers can always read.
     readers = models.ManyToManyField(
@@ -268,16 +275,37 @@ class Post(models.Model):
     whisper_to = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="whispers", verbose_name=_("susurro a")
     )
+    # A copy of ``whisper_to``'s ids (a whisper's targets never change once it is written), so a page and
+    # a post's live event name them without reading the many-to-many table.
+    whisper_ids = models.JSONField(default=list, blank=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     edited_at = models.DateTimeField(null=True, blank=True)
+    # Kept by the services that edit, so the thread page needs no aggregate over revisions.
+    revision_count = models.PositiveIntegerField(default=0, editable=False)
+    # Where the post sits in its scene's thread: posts to everyone are numbered 1, 2, 3...; a post with
+    # restricted recipients (GMs, whisper) shares the number of the public post before it, so every
+    # viewer's page N holds the same public posts and a hidden post leaves no gap anyone could count.
+    position = models.PositiveIntegerField(default=0, editable=False)
     deleted_at = models.DateTimeField(null=True, blank=True)
     deleted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # A client's key for this write (the API's ``idempotency_key``), with a digest of what it asked: the
+    # same request again answers this post; the key with other content is refused (409).
+    idempotency_key = models.CharField(max_length=80, blank=True, editable=False)
+    request_digest = models.CharField(max_length=64, blank=True, editable=False)
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["scene", "id"], name="post_scene_id")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author", "idempotency_key"], condition=~Q(idempotency_key=""), name="one_post_per_key"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["scene", "id"], name="post_scene_id"),
+            models.Index(fields=["scene", "position", "id"], name="post_scene_position"),
+        ]
         verbose_name = _("mensaje")
         verbose_name_plural = _("mensajes")
 
@@ -328,7 +356,7 @@ class SceneReadMark(models.Model):
 
 
 class CampaignSequence(models.Model):
-    """The last live-event sequence number of a campaign (one row each, bumped under the write lock)."""
+    """The last live-event sequence number of a campaign (one row each, bumped after the change commits)."""
 
     campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, primary_key=True, related_name="+")
     last = models.BigIntegerField(default=0)
@@ -341,7 +369,8 @@ class CampaignEventLog(models.Model):
     """Every live event, in order: reconnecting clients catch up from here, filtered by the audience."""
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="+")
-    seq = models.BigIntegerField()
+    # Null from the change's transaction until its commit hands out the number (campaigns.events.publish).
+    seq = models.BigIntegerField(null=True, blank=True)
     type = models.CharField(max_length=40)
     data = models.JSONField(default=dict)
     audience = models.JSONField(default=dict)

@@ -24,6 +24,7 @@ from django.db.models import Exists, OuterRef, Q
 from campaigns.events import Audience
 from campaigns.models import (
     Campaign,
+    CampaignStatus,
     Membership,
     Post,
     PostKind,
@@ -557,6 +558,40 @@ def may_read_campaign_ledger(viewer: Viewer) -> bool:
 def may_see_roll_controls(viewer: Viewer) -> bool:
     """A roll's GM controls (reveal it, reveal its secret difficulty; the 'secret difficulty' badge)."""
     return viewer.is_gm
+
+
+# --- Recruiting ---------------------------------------------------------------------------------------
+
+
+class RecruitingFacts(Protocol):
+    status: str
+    seats: int | None
+
+
+def accepts_players(campaign: RecruitingFacts, player_count: int) -> bool:
+    """Whether a join request may ask for a player's seat: the campaign recruits and has a free seat."""
+    if campaign.status != CampaignStatus.RECRUITING:
+        return False
+    return campaign.seats is None or player_count < campaign.seats
+
+
+def join_roles(campaign: RecruitingFacts, player_count: int) -> list[str]:
+    """The roles a join request may ask for now, player first when it is offered."""
+    if campaign.status == CampaignStatus.FINISHED:
+        return []
+    return [Role.PLAYER, Role.READER] if accepts_players(campaign, player_count) else [Role.READER]
+
+
+def viewer_with_role(user_id: int, campaign: Campaign, role: str | None) -> Viewer:
+    """The viewer of a campaign whose role the caller has already read (with the page's own query)."""
+    return Viewer(
+        user_id=user_id,
+        campaign_id=campaign.pk,
+        campaign_public=campaign.visibility == Visibility.PUBLIC,
+        role=role or None,
+        archived=campaign.archived_at is not None,
+        whispers_revealed=campaign.whispers_revealed,
+    )
 
 
 # --- The record: search across campaigns (record app) ----------------------------------------------------

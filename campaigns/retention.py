@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.utils import timezone
 
 from campaigns.models import CampaignEventLog
@@ -34,7 +34,9 @@ def trim_event_log(now: datetime, days: int | None = None) -> int:
     """Delete the events older than the retention, never a campaign's newest one. Returns how many went."""
     cutoff = retention_cutoff(now, days)
     newest_of_campaign = (
-        CampaignEventLog.objects.filter(campaign_id=OuterRef("campaign_id")).order_by("-seq").values("seq")[:1]
+        CampaignEventLog.objects.filter(campaign_id=OuterRef("campaign_id"))
+        .order_by(F("seq").desc(nulls_last=True))
+        .values("seq")[:1]
     )
     expired = CampaignEventLog.objects.filter(created_at__lt=cutoff, seq__lt=Subquery(newest_of_campaign))
     deleted = 0
@@ -49,13 +51,14 @@ def trim_event_log(now: datetime, days: int | None = None) -> int:
 def resync_needs_reset(campaign_id: int, after: int, since: datetime | None = None) -> bool:
     """Would the events the client asks for start before the oldest one kept? Then it must reload instead.
 
-    The log has no holes (a seq and its row commit together), so events ``after+1 .. oldest-1`` are exactly
-    the trimmed ones. With ``since`` (a page's render time), the trimmed events were all logged before the
-    oldest kept one and before the retention's cutoff: a ``since`` later than either of those missed none.
+    The log has no holes (a seq is taken and written to its row in one transaction), so events
+    ``after+1 .. oldest-1`` are exactly the trimmed ones. With ``since`` (a page's render time), the
+    trimmed events were all logged before the oldest kept one and before the retention's cutoff: a
+    ``since`` later than either of those missed none.
     """
-    log = CampaignEventLog.objects.filter(campaign_id=campaign_id)
+    log = CampaignEventLog.objects.filter(campaign_id=campaign_id, seq__isnull=False)
     oldest = log.order_by("seq").values("seq", "created_at").first()
-    if oldest is None or oldest["seq"] <= 1:
+    if oldest is None or oldest["seq"] is None or oldest["seq"] <= 1:
         return False  # nothing was ever trimmed
     if since is not None:
         return since < oldest["created_at"] and since < retention_cutoff(timezone.now())

@@ -5,27 +5,48 @@ Selectors filter with the policy's Q objects, so a list never fetches what its v
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import CharField, Count, F, IntegerField, Min, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import (
+    CharField,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    Min,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    prefetch_related_objects,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404
+from django.utils import timezone
 
 from accounts.models import User
 from campaigns import policy
 from campaigns.models import (
     Campaign,
+    CampaignStatus,
     Invitation,
     JoinRequest,
     Membership,
     Post,
     PostRevision,
+    Recipients,
     RequestStatus,
     Role,
     Scene,
+    SceneAccess,
     SceneAspect,
     SceneReadMark,
+    Visibility,
 )
 from campaigns.policy import AnyUser, Viewer
 from characters.models import Character
@@ -84,6 +105,16 @@ def characters_of(campaign: Campaign) -> QuerySet[Character]:
     return campaign.characters.select_related("owner").order_by("is_npc", "name", "id")
 
 
+def load_campaign_characters(campaign: Campaign) -> list[Character]:
+    """The campaign's characters, read once for a page and kept as ``campaign.characters.all()``, so every
+    template and form of that page (composer, roll builder, procedure openings) uses the same list."""
+    prefetch_related_objects(
+        [campaign],
+        Prefetch("characters", queryset=Character.objects.select_related("owner").order_by("is_npc", "name", "id")),
+    )
+    return list(campaign.characters.all())
+
+
 def _visible_posts(viewer: Viewer) -> QuerySet[Post]:
     return Post.objects.filter(policy.visible_posts_q(viewer))
 
@@ -113,17 +144,77 @@ def readable_scenes(viewer: Viewer) -> QuerySet[Scene]:
     )
 
 
-def scene_for(user: AnyUser | None, scene_id: int) -> tuple[Scene, Viewer, list[int], list[int]]:
-    """The scene, the viewer, and its reader/writer lists; 404 when the viewer may not read it."""
-    scene = Scene.objects.select_related("campaign").filter(pk=scene_id).first()
+def scene_for(
+    user: AnyUser | None, scene_id: int, *, for_thread: bool = False
+) -> tuple[Scene, Viewer, list[int], list[int]]:
+    """The scene, the viewer, and the viewer's place on its reader/writer lists; 404 when the viewer may not
+    read it.
+
+    One query for the scene, its campaign, the viewer's role, their read marker (``scene.viewer_last_read``)
+    and whether they run any campaign (the header's link); one more only for a scene with listed access.
+    The lists returned hold the viewer's id where the viewer is on them (all the policy asks); a page
+    that shows the whole lists reads them with :func:`scene_lists`. ``for_thread``: also whether the scene
+    has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them.
+    """
+    from rolls.models import Flow, FlowStatus
+
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    scenes = Scene.objects.select_related("campaign").filter(pk=scene_id)
+    if for_thread:
+        scenes = scenes.annotate(
+            has_open_flows=Exists(Flow.objects.filter(scene_id=OuterRef("pk"), status=FlowStatus.OPEN))
+        )
+    if user_id is not None:
+        role = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
+        mark = SceneReadMark.objects.filter(scene_id=OuterRef("pk"), user_id=user_id).values("last_read_post_id")[:1]
+        runs = Membership.objects.filter(user_id=user_id, role=Role.GM)
+        scenes = scenes.annotate(
+            viewer_role=Subquery(role, output_field=CharField()),
+            viewer_last_read=Coalesce(Subquery(mark, output_field=IntegerField()), Value(0)),
+            viewer_runs_campaigns=Exists(runs),
+        )
+    scene = scenes.first()
     if scene is None:
         raise Http404
-    viewer = policy.viewer_for(user, scene.campaign)
-    reader_ids = list(scene.readers.values_list("id", flat=True))
-    writer_ids = list(scene.writers.values_list("id", flat=True))
+    if user_id is None:
+        scene.viewer_last_read = 0  # type: ignore[attr-defined]
+        viewer = policy.viewer_for(None, scene.campaign)
+    else:
+        viewer = policy.viewer_with_role(user_id, scene.campaign, scene.viewer_role)  # type: ignore[attr-defined]
+        remember_runs_campaigns(user, scene.viewer_runs_campaigns)  # type: ignore[attr-defined]
+    reader_ids: list[int] = []
+    writer_ids: list[int] = []
+    if user_id is not None and scene.access == SceneAccess.LISTED and not viewer.is_gm:
+        reader_ids, writer_ids = _listed_ids(scene, user_id)
     if not policy.may_read_scene(viewer, scene, reader_ids, writer_ids):
         raise Http404
     return scene, viewer, reader_ids, writer_ids
+
+
+def _listed_ids(scene: Scene, user_id: int) -> tuple[list[int], list[int]]:
+    """Whether ``user_id`` is on the scene's reader and writer lists, in one query."""
+    readers = Scene.readers.through.objects.filter(scene_id=scene.pk, user_id=user_id).values_list(
+        "user_id", Value(0, output_field=IntegerField())
+    )
+    writers = Scene.writers.through.objects.filter(scene_id=scene.pk, user_id=user_id).values_list(
+        "user_id", Value(1, output_field=IntegerField())
+    )
+    rows = list(readers.union(writers, all=True))
+    return [uid for uid, kind in rows if kind == 0], [uid for uid, kind in rows if kind == 1]
+
+
+def scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
+    """The scene's whole reader and writer lists (for the GM's scene form)."""
+    return (
+        list(scene.readers.values_list("id", flat=True)),
+        list(scene.writers.values_list("id", flat=True)),
+    )
+
+
+def remember_runs_campaigns(user: AnyUser | None, runs: bool) -> None:
+    """Hand the header's "runs a campaign" answer, read with the scene, to ``campaigns.dashboard``."""
+    if user is not None and user.is_authenticated:
+        user._tintero_runs_campaigns = runs  # type: ignore[union-attr,attr-defined,unused-ignore]
 
 
 def scene_aspects(viewer: Viewer, scene: Scene) -> QuerySet[SceneAspect]:
@@ -132,15 +223,30 @@ def scene_aspects(viewer: Viewer, scene: Scene) -> QuerySet[SceneAspect]:
 
 
 def thread_posts(viewer: Viewer, scene: Scene) -> QuerySet[Post]:
-    """The scene's posts the viewer may see, shaped for the thread page: constant queries per page."""
+    """The scene's posts the viewer may see, shaped for the thread: no aggregate, no per-post query.
+
+    Whisper recipients are not prefetched here: :func:`attach_whisper_recipients` reads them for the
+    whispers of a page only.
+    """
     return (
         _visible_posts(viewer)
         .filter(scene=scene)
         .select_related("author", "character", "deleted_by")
-        .prefetch_related(Prefetch("whisper_to", queryset=User.objects.only("id", "username", "display_name")))
-        .annotate(revision_count=Count("revisions", distinct=True))
-        .order_by("id")
+        .order_by("position", "id")
     )
+
+
+def attach_whisper_recipients(posts: list[Post], known_users: Mapping[int, User] | None = None) -> None:
+    """Fill ``post.whisper_to.all()`` for a page from the posts' ``whisper_ids``: no query when
+    ``known_users`` (the campaign's members, read for the composer) names them all, one otherwise."""
+    known: dict[int, User] = dict(known_users or {})
+    missing = {uid for post in posts if post.recipients == Recipients.WHISPER for uid in post.whisper_ids} - set(known)
+    if missing:
+        known.update((u.pk, u) for u in User.objects.filter(pk__in=missing).only("id", "username", "display_name"))
+    for post in posts:
+        ids = post.whisper_ids if post.recipients == Recipients.WHISPER else []
+        users = sorted((known[uid] for uid in ids if uid in known), key=lambda u: u.pk)
+        post._prefetched_objects_cache = {"whisper_to": users}  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -148,6 +254,7 @@ class ThreadPage:
     posts: list[Post]
     number: int
     num_pages: int
+    # Posts to everyone in the thread (the numbering pages follow): the same number for every viewer.
     total: int
 
     @property
@@ -159,21 +266,44 @@ class ThreadPage:
         return self.number < self.num_pages
 
 
-def thread_page(viewer: Viewer, scene: Scene, page: int, per_page: int | None = None) -> ThreadPage:
+def page_count(scene: Scene, per_page: int | None = None) -> int:
     per_page = per_page or settings.POSTS_PER_PAGE
+    return max(1, -(-scene.last_post_position // per_page))
+
+
+def thread_page_posts(viewer: Viewer, scene: Scene, number: int, per_page: int) -> QuerySet[Post]:
+    """Page ``number``'s posts by stored position (an index range, never an OFFSET over what comes before)."""
     posts = thread_posts(viewer, scene)
-    total = _visible_posts(viewer).filter(scene=scene).count()
-    num_pages = max(1, -(-total // per_page))
+    if number > 1:
+        posts = posts.filter(position__gt=(number - 1) * per_page)
+    if number < page_count(scene, per_page):
+        # The last page is open-ended: a post written after the scene was read still shows there.
+        posts = posts.filter(position__lte=number * per_page)
+    return posts
+
+
+def thread_page(
+    viewer: Viewer,
+    scene: Scene,
+    page: int,
+    per_page: int | None = None,
+    known_users: Mapping[int, User] | None = None,
+) -> ThreadPage:
+    """One page of the thread: one query for its posts (and one for its whispers' recipients when
+    ``known_users`` does not name them)."""
+    per_page = per_page or settings.POSTS_PER_PAGE
+    num_pages = page_count(scene, per_page)
     number = min(max(1, page), num_pages)
-    start = (number - 1) * per_page
-    return ThreadPage(list(posts[start : start + per_page]), number, num_pages, total)
+    posts = list(thread_page_posts(viewer, scene, number, per_page))
+    attach_whisper_recipients(posts, known_users)
+    return ThreadPage(posts, number, num_pages, scene.last_post_position)
 
 
 def page_of_post(viewer: Viewer, post: Post, per_page: int | None = None) -> int:
-    """Which page of its thread a post is on, for this viewer: permalinks stay stable as posts arrive."""
+    """Which page of its thread a post is on (the same for every viewer): permalinks stay stable as posts
+    arrive, and finding the page costs no query."""
     per_page = per_page or settings.POSTS_PER_PAGE
-    before = _visible_posts(viewer).filter(scene_id=post.scene_id, pk__lt=post.pk).count()
-    return before // per_page + 1
+    return max(1, -(-post.position // per_page))
 
 
 def post_for(user: AnyUser | None, post_id: int) -> tuple[Post, Scene, Viewer]:
@@ -284,3 +414,46 @@ def invitation_for(user: AnyUser | None, invitation_id: int) -> Invitation:
     if invitation.user_id != user.pk and not policy.may_manage_campaign(policy.viewer_for(user, invitation.campaign)):
         raise Http404
     return invitation
+
+
+# --- The directory --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DirectoryFilters:
+    """What a visitor narrows the public directory by (every field optional)."""
+
+    ruleset: str = ""
+    language: str = ""
+    recruiting: bool = False
+    active_days: int | None = None
+
+
+def directory(user: AnyUser | None, filters: DirectoryFilters) -> QuerySet[Campaign]:
+    """Public campaigns (not the user's own: those are listed apart), with their GMs, player seats taken and
+    last activity (the newest post), newest activity first. Three queries a page, whatever the filters."""
+    latest_post = Post.objects.filter(scene__campaign=OuterRef("pk")).order_by("-id").values("created_at")[:1]
+    gms = Membership.objects.filter(role=Role.GM).select_related("user")
+    campaigns = Campaign.objects.filter(visibility=Visibility.PUBLIC)
+    if user is not None and user.is_authenticated:
+        campaigns = campaigns.exclude(memberships__user_id=user.pk)
+    if filters.ruleset:
+        campaigns = campaigns.filter(ruleset=filters.ruleset)
+    if filters.language:
+        campaigns = campaigns.filter(language=filters.language)
+    if filters.recruiting:
+        campaigns = campaigns.filter(status=CampaignStatus.RECRUITING)
+    campaigns = campaigns.annotate(
+        player_count=Count("memberships", filter=Q(memberships__role=Role.PLAYER), distinct=True),
+        last_activity=Subquery(latest_post),
+    )
+    if filters.active_days is not None:
+        since = timezone.now() - timedelta(days=filters.active_days)
+        campaigns = campaigns.filter(last_activity__gte=since)
+    return campaigns.prefetch_related(Prefetch("memberships", queryset=gms, to_attr="gm_memberships")).order_by(
+        F("last_activity").desc(nulls_last=True), "-id"
+    )
+
+
+def player_count(campaign: Campaign) -> int:
+    return campaign.memberships.filter(role=Role.PLAYER).count()

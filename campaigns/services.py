@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Model
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Max, Model, Value
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -57,6 +57,8 @@ CAMPAIGN_FIELDS = (
     "language",
     "visibility",
     "status",
+    "recruiting_message",
+    "seats",
 )
 SCENE_FIELDS = ("title", "description")
 
@@ -84,7 +86,7 @@ def _publish_post(
     event_type: EventType, post: Post, campaign_id: int, whisper_ids: Iterable[int] | None = None
 ) -> None:
     if whisper_ids is None:
-        whisper_ids = post.whisper_to.values_list("id", flat=True) if post.recipients == Recipients.WHISPER else ()
+        whisper_ids = post.whisper_ids if post.recipients == Recipients.WHISPER else ()
     audience = post_audience(post.scene_id, post.recipients, post.author_id, whisper_ids)
     publish(Event(event_type, campaign_id, {"scene_id": post.scene_id, "post_id": post.pk}), audience)
 
@@ -140,6 +142,12 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
         if field in data:
             _check_choice(field, data[field], choices)
             cleaned[field] = data[field]
+    if "recruiting_message" in data:
+        cleaned["recruiting_message"] = _check_text(
+            "recruiting_message", data["recruiting_message"], required=False, max_length=1000
+        )
+    if "seats" in data:
+        cleaned["seats"] = _check_seats(data["seats"])
     if "rules_settings" in data:
         cleaned["rules_settings"] = data["rules_settings"]
     if "sheets_open" in data:
@@ -150,6 +158,19 @@ def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValidationError({name: _("Campo desconocido.") for name in sorted(unknown)})
     return cleaned
+
+
+MAX_SEATS = 50
+
+
+def _check_seats(value: Any) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEATS:
+        raise ValidationError(
+            {"seats": _("Entre 1 y %(max)d plazas, o ninguna para no poner límite.") % {"max": MAX_SEATS}}
+        )
+    return value
 
 
 def _merged_settings(current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
@@ -267,7 +288,7 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
         raise ValidationError(_("Ya eres miembro de esta partida."))
     _require(policy.may_request_to_join(viewer), _("No puedes pedir unirte a esta partida."))
     _check_choice("role", role, [Role.PLAYER, Role.READER])
-    if role == Role.PLAYER and campaign.status != CampaignStatus.RECRUITING:
+    if role == Role.PLAYER and not policy.accepts_players(campaign, _player_count(campaign)):
         raise ValidationError({"role": _("La partida no busca jugadores ahora; puedes pedir entrar como lector.")})
     if campaign.status == CampaignStatus.FINISHED:
         raise ValidationError(_("La partida ha terminado."))
@@ -278,6 +299,10 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
     join_request = _create_unique(JoinRequest, duplicate, campaign=campaign, user=user, role=role, message=message)
     _publish_join_request(join_request)
     return join_request
+
+
+def _player_count(campaign: Campaign) -> int:
+    return campaign.memberships.filter(role=Role.PLAYER).count()
 
 
 def _publish_join_request(join_request: JoinRequest) -> None:
@@ -598,15 +623,20 @@ def _render(field: str, source: str, *, required: bool) -> tuple[str, str]:
     return source, render_field(field, source)
 
 
-def _scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
-    return (
-        list(scene.readers.values_list("id", flat=True)),
-        list(scene.writers.values_list("id", flat=True)),
-    )
+def scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
+    """The scene's reader and writer lists, in one query."""
+    readers = Scene.readers.through.objects.filter(scene_id=scene.pk).values_list("user_id", Value(0))
+    writers = Scene.writers.through.objects.filter(scene_id=scene.pk).values_list("user_id", Value(1))
+    rows = list(readers.union(writers, all=True))
+    return [uid for uid, kind in rows if kind == 0], [uid for uid, kind in rows if kind == 1]
 
 
 @transaction.atomic
-def create_post(
+def create_post(*, author: User, scene: Scene, body: str, **fields: Any) -> Post:
+    return write_post(author=author, scene=scene, body=body, **fields)
+
+
+def write_post(
     *,
     author: User,
     scene: Scene,
@@ -617,10 +647,20 @@ def create_post(
     npc_name: str = "",
     recipients: str = Recipients.EVERYONE,
     whisper_to: Iterable[int] = (),
+    viewer: policy.Viewer | None = None,
+    idempotency_key: str = "",
+    request_digest: str = "",
 ) -> Post:
+    """``create_post`` inside the caller's transaction (``create_post_with_rolls``), with no savepoint of its
+    own. ``viewer``: the author's, when the caller has resolved it (saves reading the role twice)."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("write_post() runs inside the caller's transaction")
     campaign = scene.campaign
-    viewer = policy.viewer_for(author, campaign)
-    reader_ids, writer_ids = _scene_lists(scene)
+    if viewer is None or viewer.user_id != author.pk or viewer.campaign_id != campaign.pk:
+        viewer = policy.viewer_for(author, campaign)
+    # The lists matter only to a listed scene (who may write it, and which whisper targets may read it).
+    listed = scene.access == SceneAccess.LISTED and not scene.is_offtopic
+    reader_ids, writer_ids = scene_lists(scene) if listed else ([], [])
     _require(policy.may_write_scene(viewer, scene, reader_ids, writer_ids), _("No puedes escribir en esta escena."))
     _check_choice("voice", voice, Voice.values)
     _check_choice("recipients", recipients, Recipients.values)
@@ -649,8 +689,10 @@ def create_post(
                 raise ValidationError(
                     {"whisper_to": _("%(name)s no puede leer esta escena.") % {"name": membership.user.public_name}}
                 )
+    position = _allocate_position(scene, public=recipients == Recipients.EVERYONE)
     post = Post.objects.create(
         scene=scene,
+        position=position,
         author=author,
         voice=voice,
         character=character,
@@ -661,13 +703,15 @@ def create_post(
         notes_html=notes_html,
         renderer_version=RENDERER_VERSION,
         recipients=recipients,
+        whisper_ids=sorted(whisper_ids),
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
     )
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
-    # Writing is reading: the author's own post never shows as unread to them.
     index_post(post)
-    _advance_read_mark(author, scene, post.pk)
-    Scene.objects.filter(pk=scene.pk).update(updated_at=timezone.now())
+    # Writing is reading: the author's own post never shows as unread to them.
+    _upsert_read_mark(author.pk, scene.pk, post.pk)
     _publish_post(EventType.POST_CREATED, post, campaign.pk, whisper_ids)
     return post
 
@@ -677,6 +721,7 @@ def create_record_post(*, author: User, scene: Scene) -> Post:
     may write there). It carries no text of its own: the procedure's record lines are its content."""
     post = Post.objects.create(
         scene=scene,
+        position=_allocate_position(scene, public=True),
         author=author,
         kind=PostKind.PROCEDURE,
         voice=Voice.OOC,
@@ -685,8 +730,7 @@ def create_record_post(*, author: User, scene: Scene) -> Post:
         renderer_version=RENDERER_VERSION,
         recipients=Recipients.EVERYONE,
     )
-    _advance_read_mark(author, scene, post.pk)
-    Scene.objects.filter(pk=scene.pk).update(updated_at=timezone.now())
+    _upsert_read_mark(author.pk, scene.pk, post.pk)
     _publish_post(EventType.POST_CREATED, post, scene.campaign_id, [])
     return post
 
@@ -710,6 +754,7 @@ def edit_post(*, actor: User, post: Post, body: str, notes: str | None = None) -
     post.notes_source, post.notes_html = notes_source, notes_html
     post.renderer_version = RENDERER_VERSION
     post.edited_at = timezone.now()
+    post.revision_count += 1  # the row is locked: the count stays exact without an aggregate on reads
     post.save()
     index_post(post)
     _publish_post(EventType.POST_EDITED, post, post.scene.campaign_id)
@@ -731,6 +776,39 @@ def delete_post(*, actor: User, post: Post) -> Post:
     return post
 
 
+def _allocate_position(scene: Scene, *, public: bool) -> int:
+    """The new post's place in its thread (see ``Post.position``), bumping the scene's activity time in the
+    same statement: one UPDATE ... RETURNING. It locks the scene's row until the post commits, so
+    positions follow commit order within a scene; other scenes of the campaign are not held up."""
+    table = connection.ops.quote_name(Scene._meta.db_table)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET last_post_position = last_post_position + %s, updated_at = %s "
+            "WHERE id = %s RETURNING last_post_position",
+            [1 if public else 0, now, scene.pk],
+        )
+        row = cursor.fetchone()
+    position = int(row[0])
+    scene.last_post_position = position
+    return position
+
+
+def _upsert_read_mark(user_id: int, scene_id: int, post_id: int) -> None:
+    """Create the user's read marker at ``post_id`` or move it there (never back): one statement."""
+    table = connection.ops.quote_name(SceneReadMark._meta.db_table)
+    greatest = "GREATEST" if connection.vendor == "postgresql" else "MAX"
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, scene_id, last_read_post_id, updated_at) VALUES (%s, %s, %s, %s) "
+            "ON CONFLICT (user_id, scene_id) DO UPDATE SET "
+            f"last_read_post_id = {greatest}({table}.last_read_post_id, excluded.last_read_post_id), "
+            "updated_at = excluded.updated_at",
+            [user_id, scene_id, post_id, now],
+        )
+
+
 def _advance_read_mark(user: User, scene: Scene, post_id: int) -> None:
     mark, created = SceneReadMark.objects.get_or_create(user=user, scene=scene, defaults={"last_read_post_id": post_id})
     if not created and mark.last_read_post_id < post_id:
@@ -739,20 +817,41 @@ def _advance_read_mark(user: User, scene: Scene, post_id: int) -> None:
         )
 
 
-def mark_scene_read(*, user: User, scene: Scene, up_to_post_id: int | None = None) -> None:
-    """Move the user's read marker forward (never back) to ``up_to_post_id`` or the newest post."""
+def mark_scene_read(
+    *, user: User, scene: Scene, up_to_post_id: int | None = None, last_read: int | None = None
+) -> None:
+    """Move the user's read marker forward (never back) to ``up_to_post_id`` or the newest post.
+
+    ``last_read``: the marker as the caller read it with the page (0: no marker yet). With it a page view
+    writes at most one statement, and none when the marker is already there.
+    """
     if not user.is_authenticated:
         return
     if up_to_post_id is None:
         up_to_post_id = scene.posts.aggregate(last=Max("id"))["last"] or 0
-    try:
-        with transaction.atomic():
-            _advance_read_mark(user, scene, up_to_post_id)
-    except IntegrityError:
-        # Two tabs marking at once: the other one created the row; move it forward instead.
-        SceneReadMark.objects.filter(user=user, scene=scene, last_read_post_id__lt=up_to_post_id).update(
-            last_read_post_id=up_to_post_id
+    if last_read is not None and last_read >= up_to_post_id:
+        return
+    if last_read == 0:
+        # No marker yet: create it, or (another tab got there first) move it, in one statement.
+        SceneReadMark.objects.bulk_create(
+            [SceneReadMark(user=user, scene=scene, last_read_post_id=up_to_post_id)],
+            update_conflicts=True,
+            unique_fields=["user", "scene"],
+            update_fields=["last_read_post_id", "updated_at"],
         )
+        return
+    moved = SceneReadMark.objects.filter(user=user, scene=scene, last_read_post_id__lt=up_to_post_id).update(
+        last_read_post_id=up_to_post_id, updated_at=timezone.now()
+    )
+    if not moved and last_read is None:
+        try:
+            with transaction.atomic():
+                _advance_read_mark(user, scene, up_to_post_id)
+        except IntegrityError:
+            # Two tabs marking at once: the other one created the row; move it forward instead.
+            SceneReadMark.objects.filter(user=user, scene=scene, last_read_post_id__lt=up_to_post_id).update(
+                last_read_post_id=up_to_post_id
+            )
 
 
 __all__ = [
@@ -773,9 +872,11 @@ __all__ = [
     "reorder_scenes",
     "request_to_join",
     "respond_to_invitation",
+    "scene_lists",
     "set_scene_status",
     "update_campaign",
     "update_scene",
     "update_scene_aspect",
     "withdraw_join_request",
+    "write_post",
 ]

@@ -6,6 +6,7 @@ app_name = "campaigns"
 urlpatterns: list[URLPattern | URLResolver] = [
     path("", home.home, name="home"),
     path("novedades/", home.unread, name="unread"),
+    path("novedades/count/", home.unread_count, name="unread_count"),
     # The GM dashboard: every campaign the user runs; each panel also alone, as an htmx fragment
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/<slug:panel>/", dashboard.dashboard_panel, name="dashboard_panel"),
@@ -39,6 +40,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/scenes/new/", scenes.scene_create, name="scene_create"),
     path("scenes/<int:pk>/", scenes.scene_detail, name="scene"),
     path("scenes/<int:pk>/unread/", scenes.scene_first_unread, name="scene_unread"),
+    path("scenes/<int:pk>/roll-builder/", scenes.roll_builder, name="roll_builder"),
     path("scenes/<int:pk>/edit/", scenes.scene_edit, name="scene_edit"),
     path("scenes/<int:pk>/status/", scenes.scene_status, name="scene_status"),
     path("scenes/<int:pk>/move/", scenes.scene_move, name="scene_move"),
@@ -57,4 +59,6 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("posts/<int:pk>/edit/", posts.post_edit, name="post_edit"),
     path("posts/<int:pk>/delete/", posts.post_delete, name="post_delete"),
     path("posts/<int:pk>/revisions/", posts.post_revisions, name="post_revisions"),
+    path("posts/<int:pk>/quote/", posts.post_quote, name="post_quote"),
+    path("scenes/<int:pk>/preview/", posts.post_preview, name="post_preview"),
 ]

@@ -220,8 +220,15 @@ class _Importer:
 
     def posts_(self) -> None:
         times: list[Post] = []
+        positions: dict[int, int] = {}  # scene -> last thread position (as write_post numbers them)
         for p in self.archive.posts:
+            public = p.recipients == "all"
+            positions[p.scene] = positions.get(p.scene, 0) + (1 if public else 0)
+            whispered = sorted(self.users[h].pk for h in p.whisper_to if h in self.users)
             post = Post.objects.create(
+                position=positions[p.scene],
+                whisper_ids=whispered,
+                revision_count=len(p.revisions),
                 scene=self.scenes[p.scene],
                 kind=p.kind,
                 author=self.user(p.author),
@@ -238,7 +245,7 @@ class _Importer:
                 deleted_at=_time(p.deleted_at),
                 deleted_by=self.users.get(p.deleted_by) if p.deleted_by else None,
             )
-            post.whisper_to.set([self.users[h] for h in p.whisper_to if h in self.users])
+            post.whisper_to.set(whispered)
             PostRevision.objects.bulk_create(
                 PostRevision(post=post, body_source=r.body, notes_source=r.notes, edited_by=self.user(r.edited_by))
                 for r in p.revisions
@@ -249,6 +256,8 @@ class _Importer:
             index_post(post)
         # The thread keeps its original times (created_at is set on insert, so it is restored after).
         Post.objects.bulk_update(times, ["created_at"], batch_size=500)
+        for scene_id, last in positions.items():
+            Scene.objects.filter(pk=self.scenes[scene_id].pk).update(last_post_position=last)
 
     def procedures(self) -> int:
         still_open = 0

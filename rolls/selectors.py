@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet, prefetch_related_objects
 from django.http import Http404
 
 from accounts.models import User
@@ -60,16 +60,31 @@ def view_roll(viewer: Viewer, roll: Roll, language: str = "es") -> RollView | No
     )
 
 
+def _follow_ups() -> Prefetch:
+    return Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
+
+
 def _shaped() -> Any:
-    return Roll.objects.select_related("reveal", "character", "roller", "chain_link").prefetch_related(
-        Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
-    )
+    return Roll.objects.select_related("reveal", "character", "roller", "chain_link").prefetch_related(_follow_ups())
 
 
 def rolls_for_posts(viewer: Viewer, post_ids: Iterable[int], language: str = "es") -> dict[int, list[RollView]]:
     """The rolls of posts the viewer already may see, keyed by post id (constant queries)."""
     by_post: dict[int, list[RollView]] = defaultdict(list)
-    for roll in _shaped().filter(post_id__in=list(post_ids)).order_by("post_id", "position", "id"):
+    # Follow-ups are read only for the rolls that have any (most have none): one query for a page's rolls.
+    rolls = list(
+        Roll.objects.select_related("reveal", "character", "roller")
+        .annotate(has_follow_ups=Exists(RollFollowUp.objects.filter(roll_id=OuterRef("pk"))))
+        .filter(post_id__in=list(post_ids))
+        .order_by("post_id", "position", "id")
+    )
+    followed = [roll for roll in rolls if roll.has_follow_ups]  # type: ignore[attr-defined]
+    for roll in rolls:
+        if not roll.has_follow_ups:  # type: ignore[attr-defined]
+            roll._prefetched_objects_cache = {"follow_ups": RollFollowUp.objects.none()}  # type: ignore[attr-defined]
+    if followed:
+        prefetch_related_objects(followed, _follow_ups())
+    for roll in rolls:
         view = view_roll(viewer, roll, language)
         if view is not None and roll.post_id is not None:
             by_post[roll.post_id].append(view)

@@ -6,11 +6,13 @@ Refusals: PermissionDenied (policy), ValidationError (malformed input, on the ``
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 from pydantic import ValidationError as PydanticValidationError
 
@@ -18,7 +20,7 @@ from accounts.models import User
 from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.events import Audience, Event, EventType, publish
-from campaigns.models import Post, Recipients, Scene
+from campaigns.models import Post, Recipients, Scene, SceneAccess
 from characters.models import Character
 from characters.services import campaign_settings, pydantic_to_validation_error
 from record.chain import append_roll
@@ -28,6 +30,7 @@ from rulesets.kit.rolls import RollBinding, RollSpec
 from systems.dice import DiceSource, SystemDice
 
 MAX_ROLLS_PER_POST = 10
+MAX_KEY_LENGTH = 80
 GENERIC = "generic"
 
 
@@ -46,10 +49,16 @@ def make_roll(
     post: Post | None = None,
     position: int = 0,
     dice: DiceSource | None = None,
+    viewer: policy.Viewer | None = None,
+    announce: bool = True,
 ) -> Roll:
-    """Roll with the server's dice and store the evidence. Call inside the transaction of its post."""
+    """Roll with the server's dice and store the evidence. Call inside the transaction of its post.
+
+    ``viewer``: the actor's, when the caller has it. ``announce=False``: the caller's own event (its post's
+    ``post.created``, which reaches the same people) announces the roll."""
     campaign = scene.campaign
-    viewer = policy.viewer_for(actor, campaign)
+    if viewer is None or viewer.user_id != actor.pk or viewer.campaign_id != campaign.pk:
+        viewer = policy.viewer_for(actor, campaign)
     character = None
     if spec.character_id is not None:
         character = Character.objects.filter(pk=spec.character_id, campaign=campaign).first()
@@ -91,14 +100,15 @@ def make_roll(
         position=position,
     )
     append_roll(roll)  # the campaign's verifiable roll log, in the roll's transaction
-    publish(
-        Event(
-            EventType.ROLL_MADE,
-            campaign.pk,
-            {"roll_id": roll.pk, "post_id": post.pk if post else None, "scene_id": scene.pk},
-        ),
-        roll_audience(roll, post),
-    )
+    if announce:
+        publish(
+            Event(
+                EventType.ROLL_MADE,
+                campaign.pk,
+                {"roll_id": roll.pk, "post_id": post.pk if post else None, "scene_id": scene.pk},
+            ),
+            roll_audience(roll, post),
+        )
     return roll
 
 
@@ -110,20 +120,97 @@ def roll_audience(roll: Roll, post: Post | None, *, revealed: bool = False) -> A
         return Audience(scene_id=roll.scene_id)
     if post.recipients == Recipients.GMS:
         return Audience(gms_only=True, user_ids=frozenset({post.author_id}))
-    whisper = set(post.whisper_to.values_list("id", flat=True))
+    whisper = set(post.whisper_ids)
     return Audience(scene_id=roll.scene_id, user_ids=frozenset(whisper | {post.author_id}))
 
 
+def post_request_digest(scene_id: int, rolls: Sequence[RollSpec], post_fields: dict[str, Any]) -> str:
+    """What identifies a post request for idempotency: its scene, its fields and its rolls, canonically."""
+    fields = dict(post_fields)
+    character = fields.get("character")
+    fields["character"] = getattr(character, "pk", character)
+    fields["whisper_to"] = sorted(int(uid) for uid in fields.get("whisper_to") or ())
+    specs = [[r.kind, r.data, r.character_id, r.label, r.gm_only] for r in rolls]
+    canonical = json.dumps(
+        {"scene": scene_id, "fields": fields, "rolls": specs}, sort_keys=True, separators=(",", ":"), default=str
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _replayed_post(author: User, scene: Scene, viewer: policy.Viewer, key: str, digest: str) -> Post | None:
+    """The post this author already wrote with ``key`` (None: a new key). Asked after the policy: someone
+    who may not write here learns nothing of their keys. Another request under the same key is a 409."""
+    from rolls.runner import IdempotencyConflict
+
+    earlier = Post.objects.filter(author=author, idempotency_key=key).first()
+    if earlier is None:
+        return None
+    listed = scene.access == SceneAccess.LISTED and not scene.is_offtopic
+    readers, writers = campaign_services.scene_lists(scene) if listed else ([], [])
+    if not policy.may_write_scene(viewer, scene, readers, writers):
+        raise PermissionDenied(_("No puedes escribir en esta escena."))
+    if earlier.scene_id != scene.pk or earlier.request_digest != digest:
+        raise IdempotencyConflict()
+    earlier.replayed = True  # type: ignore[attr-defined]
+    return earlier
+
+
 def create_post_with_rolls(
-    *, author: User, scene: Scene, rolls: Sequence[RollSpec] = (), dice: DiceSource | None = None, **post_fields: Any
+    *,
+    author: User,
+    scene: Scene,
+    rolls: Sequence[RollSpec] = (),
+    dice: DiceSource | None = None,
+    idempotency_key: str = "",
+    **post_fields: Any,
 ) -> Post:
-    """Write a post and roll its dice in one transaction: the post and its rolls exist together or not at all."""
+    """Write a post and roll its dice in one transaction: the post and its rolls exist together or not at all.
+
+    ``idempotency_key``: a client's key for this write; the same request again (a retry after a dropped
+    connection) answers the post it wrote, flagged ``replayed``, and writes nothing.
+    """
     if len(rolls) > MAX_ROLLS_PER_POST:
         raise ValidationError({"rolls": _("Como mucho %(max)d tiradas por mensaje.") % {"max": MAX_ROLLS_PER_POST}})
-    with transaction.atomic():
-        post = campaign_services.create_post(author=author, scene=scene, **post_fields)
-        for position, spec in enumerate(rolls):
-            make_roll(actor=author, scene=scene, spec=spec, post=post, position=position, dice=dice)
+    if len(idempotency_key) > MAX_KEY_LENGTH:
+        raise ValidationError({"idempotency_key": _("Como mucho 80 caracteres.")})
+    digest = post_request_digest(scene.pk, rolls, post_fields) if idempotency_key else ""
+    try:
+        with transaction.atomic():
+            viewer = policy.viewer_for(author, scene.campaign)
+            if idempotency_key:
+                earlier = _replayed_post(author, scene, viewer, idempotency_key, digest)
+                if earlier is not None:
+                    return earlier
+            post = campaign_services.write_post(
+                author=author,
+                scene=scene,
+                viewer=viewer,
+                idempotency_key=idempotency_key,
+                request_digest=digest,
+                **post_fields,
+            )
+            for position, spec in enumerate(rolls):
+                # One event per post: its post.created reaches everyone who may see its rolls. A secret roll
+                # also tells the GMs (their dashboards list secret rolls), as its own GM-only event.
+                make_roll(
+                    actor=author,
+                    scene=scene,
+                    spec=spec,
+                    post=post,
+                    position=position,
+                    dice=dice,
+                    viewer=viewer,
+                    announce=spec.gm_only,
+                )
+    except IntegrityError:
+        if not idempotency_key:
+            raise
+        # The same key raced in from another request, which won: answer as its replay (or its conflict).
+        with transaction.atomic():
+            earlier = _replayed_post(author, scene, policy.viewer_for(author, scene.campaign), idempotency_key, digest)
+        if earlier is None:
+            raise
+        return earlier
     return post
 
 
@@ -156,4 +243,4 @@ def reveal_roll(*, actor: User, roll: Roll, include_secret: bool = False) -> Rol
     return reveal
 
 
-__all__ = ["RollSpec", "create_post_with_rolls", "make_roll", "reveal_roll", "roll_audience"]
+__all__ = ["RollSpec", "create_post_with_rolls", "make_roll", "post_request_digest", "reveal_roll", "roll_audience"]

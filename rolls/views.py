@@ -70,13 +70,16 @@ def form_params(data: QueryDict) -> dict[str, Any]:
 # --- Reads ----------------------------------------------------------------------------------------
 
 
-def scene_flows_context(scene: Scene, viewer: Viewer, may_write: bool, error: str = "") -> dict[str, Any]:
+def scene_flows_context(
+    scene: Scene, viewer: Viewer, may_write: bool, error: str = "", has_open: bool | None = None
+) -> dict[str, Any]:
     """What ``rolls/_scene_flows.html`` needs. The thread page may merge it into its context to render the
-    open flows with the page; without it the fragment loads itself with htmx."""
+    open flows with the page; without it the fragment loads itself with htmx. ``has_open``: False when the
+    caller already knows the scene has no open flow (no query then)."""
     return {
         "scene": scene,
         "viewer": viewer,
-        "flow_views": flow_views(viewer, scene_flows(scene), language()),
+        "flow_views": flow_views(viewer, scene_flows(scene), language()) if has_open is not False else [],
         "may_start_flows": may_write,
         "start_template": registry.plugin(scene.campaign.ruleset).templates.start or "rolls/_empty.html",
         "openings": opening_choices(scene, viewer) if may_write else {},

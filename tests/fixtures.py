@@ -72,3 +72,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Browser tests last: Playwright's sync API keeps an event loop running in the main thread while its
     # session lives, and async tests (WebSocket consumers) cannot start their own loop beside it.
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.fixture
+def live_events_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run after-commit work (numbering and sending live events) at once: a test's transaction never
+    commits, and tests of the event log read the numbers the commit would have handed out."""
+    from django.db import transaction
+
+    monkeypatch.setattr(transaction, "on_commit", lambda func, using=None, robust=False: func())

@@ -1,11 +1,13 @@
 from django.conf import settings
-from django.conf.urls.static import static
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+from django.views.static import serve
 
 from rulesets import registry
+from tintero.views import favicon
 
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("accounts/", include("accounts.urls")),
@@ -17,5 +19,8 @@ urlpatterns = [
     # Each game's own pages, when its plugin has any (rulesets.registry).
     *[path("", include(plugin.urls)) for plugin in registry.plugins().values() if plugin.urls],
 ]
-if settings.DEBUG:
-    urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)
+if settings.SERVE_MEDIA:
+    # django.conf.urls.static.static() serves nothing when DEBUG is off, and `make run` runs with DEBUG off.
+    urlpatterns.append(
+        re_path(rf"^{settings.MEDIA_URL.lstrip('/')}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})
+    )

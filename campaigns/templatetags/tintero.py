@@ -23,3 +23,20 @@ def runs_campaigns(user: object) -> bool:
     from campaigns.dashboard import runs_campaigns as _runs_campaigns
 
     return _runs_campaigns(user)  # type: ignore[arg-type]
+
+
+@register.filter
+def initials(name: str | None) -> str:
+    """Up to two initials for a monogram avatar ("Brunilda la Roja" -> "BR"); "?" for an empty name."""
+    words = [word for word in (name or "").split() if word[:1].isalnum()]
+    if not words:
+        return "?"
+    letters = words[0][0] + (words[-1][0] if len(words) > 1 else "")
+    return letters.upper()
+
+
+@register.filter
+def avatar_hue(seed: object) -> int:
+    """One of eight monogram colours, stable for a person or character (classes avatar-hue-0..7)."""
+    text = str(seed)
+    return sum(text.encode()) % 8

@@ -76,25 +76,35 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
     if policy.may_request_to_join(viewer):
         my_request = selectors.pending_join_requests(campaign).filter(user_id=viewer.user_id).first()
         context["my_request"] = my_request
-        if my_request is None:
-            context["join_form"] = JoinRequestForm()
+        roles = policy.join_roles(campaign, len(by_role[Role.PLAYER]))
+        if my_request is None and roles:
+            context["join_form"] = JoinRequestForm(roles=roles)
     return render(request, "campaigns/campaign_detail.html", context)
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def campaign_join(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign, _viewer = selectors.campaign_for(request.user, pk)
-    form = JoinRequestForm(request.POST)
-    if form.is_valid():
-        try:
-            services.request_to_join(user=user_of(request), campaign=campaign, **form.cleaned_data)
-        except ValidationError as error:
-            add_service_errors(form, error)
-        else:
-            messages.success(request, _("Solicitud enviada. Un máster la revisará."))
-            return redirect(campaign)
-    return render(request, "campaigns/join_form.html", {"campaign": campaign, "form": form}, status=400)
+    """The join form (GET, also after a reload) and the request it sends (POST)."""
+    campaign, viewer = selectors.campaign_for(request.user, pk)
+    if viewer.is_member:
+        messages.info(request, _("Ya eres miembro de esta partida."))
+        return redirect(campaign)
+    roles = policy.join_roles(campaign, selectors.player_count(campaign))
+    if not policy.may_request_to_join(viewer) or not roles:
+        raise PermissionDenied(_("No puedes pedir unirte a esta partida."))
+    form = JoinRequestForm(request.POST or None, roles=roles)
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                services.request_to_join(user=user_of(request), campaign=campaign, **form.cleaned_data)
+            except ValidationError as error:
+                add_service_errors(form, error)
+            else:
+                messages.success(request, _("Solicitud enviada. Un máster la revisará."))
+                return redirect(campaign)
+        return render(request, "campaigns/join_form.html", {"campaign": campaign, "form": form}, status=400)
+    return render(request, "campaigns/join_form.html", {"campaign": campaign, "form": form})
 
 
 @login_required

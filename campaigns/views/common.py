@@ -39,17 +39,24 @@ def flash_validation_error(request: HttpRequest, error: ValidationError) -> None
         messages.error(request, message)
 
 
-def decorate_posts(viewer: Viewer, posts: Iterable[Post], first_unread_id: int | None = None) -> None:
-    """Attach what the viewer may do with each post (policy answers, no queries) and its rolls (two
-    queries for the whole page)."""
+def decorate_posts(
+    viewer: Viewer, posts: Iterable[Post], first_unread_id: int | None = None, *, last_read_id: int | None = None
+) -> None:
+    """Attach what the viewer may do with each post (policy answers, no queries) and its rolls (one query
+    for the whole page, one more when it holds procedure records). Unread: from ``first_unread_id``, or
+    after ``last_read_id`` (the viewer's read marker)."""
     posts = list(posts)
     language = get_language() or "es"
     rolls = rolls_for_posts(viewer, [post.pk for post in posts], language)
-    records = record_views(viewer, [post.pk for post in posts if post.kind == PostKind.PROCEDURE], language)
+    record_ids = [post.pk for post in posts if post.kind == PostKind.PROCEDURE]
+    records = record_views(viewer, record_ids, language) if record_ids else {}
     for post in posts:
         post.roll_views = rolls.get(post.pk, [])  # type: ignore[attr-defined]
         post.record = records.get(post.pk)  # type: ignore[attr-defined]
         post.may_edit = policy.may_edit_post(viewer, post)  # type: ignore[attr-defined]
         post.may_delete = policy.may_delete_post(viewer, post)  # type: ignore[attr-defined]
         post.may_see_revisions = policy.may_see_revisions(viewer, post)  # type: ignore[attr-defined]
-        post.is_unread = first_unread_id is not None and post.pk >= first_unread_id  # type: ignore[attr-defined]
+        unread = (first_unread_id is not None and post.pk >= first_unread_id) or (
+            viewer.user_id is not None and last_read_id is not None and post.pk > last_read_id
+        )
+        post.is_unread = unread  # type: ignore[attr-defined]

@@ -26,6 +26,7 @@ from campaigns import selectors as campaign_selectors
 from campaigns.dashboard import CampaignDashboard
 from campaigns.forms import AspectForm
 from campaigns.views.common import user_of
+from campaigns.waiting import player_waiting
 from characters.views import pools_template, sheet_context
 from rulesets import registry
 
@@ -85,12 +86,16 @@ def _context(entries: list[CampaignDashboard]) -> dict[str, Any]:
 @login_required
 @require_GET
 def dashboard(request: HttpRequest) -> HttpResponse:
-    """Every campaign the user runs with all its panels; a user who runs none sees an empty page."""
+    """What waits for the user: a summary first, then what waits for them as a player (procedures, whispers,
+    scenes where it is their turn), then every campaign they run with all its panels."""
     user = user_of(request)
     campaigns = selectors.gm_campaigns(user)
     entries = selectors.dashboard(user, campaigns, language=_language())
     _decorate(request, entries, set(selectors.PANELS))
-    return render(request, "campaigns/dashboard.html", _context(entries))
+    context = _context(entries)
+    context["player"] = player_waiting(user, _language())
+    context["gm_pending"] = sum(entry.pending_count for entry in entries)
+    return render(request, "campaigns/dashboard.html", context)
 
 
 @login_required

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -14,6 +14,8 @@ from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from campaigns import policy, selectors, services
 from campaigns.forms import PostEditForm, add_service_errors
+from campaigns.markdown import MarkdownRefused, render_markdown
+from campaigns.quoting import quotable, quote_markdown
 from campaigns.views.common import decorate_posts, is_htmx, page_number, user_of
 from campaigns.views.scenes import composer_form, thread_context
 from rolls.services import create_post_with_rolls
@@ -128,3 +130,33 @@ def post_revisions(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied(_("Solo los másters y el autor ven el historial de un mensaje."))
     context = {"post": post, "scene": scene, "revisions": list(selectors.post_revisions(post))}
     return render(request, "campaigns/post_revisions.html", context)
+
+
+@require_GET
+def post_quote(request: HttpRequest, pk: int) -> HttpResponse:
+    """The post as a Markdown quote for the composer: only a post this viewer may read (404 otherwise)."""
+    post, _scene, _viewer = selectors.post_for(request.user, pk)
+    if not quotable(post):
+        raise Http404
+    text = quote_markdown(post, request.build_absolute_uri(post.get_absolute_url()))
+    return HttpResponse(text, content_type="text/plain; charset=utf-8")
+
+
+@login_required
+@require_POST
+def post_preview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The composer's text rendered by the very renderer a published post goes through (nothing is saved)."""
+    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
+    if not policy.may_write_scene(viewer, scene, reader_ids, writer_ids):
+        raise PermissionDenied(_("No puedes escribir en esta escena."))
+    parts: dict[str, str] = {}
+    errors: list[str] = []
+    for field in ("body", "notes"):
+        source = request.POST.get(field, "").strip()  # as create_post stores it
+        if not source:
+            continue
+        try:
+            parts[field] = render_markdown(source)
+        except MarkdownRefused as refused:
+            errors.append(str(refused))
+    return render(request, "campaigns/_preview.html", {"parts": parts, "errors": errors})

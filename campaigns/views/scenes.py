@@ -12,8 +12,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from campaigns import policy, selectors, services
 from campaigns.forms import AspectForm, PostForm, SceneForm, add_service_errors
-from campaigns.models import Scene, SceneAspect, SceneStatus, Voice
+from campaigns.models import Membership, Scene, SceneAspect, SceneStatus, Voice
 from campaigns.policy import Viewer
+from campaigns.quoting import quotable, quote_markdown
 from campaigns.views.common import decorate_posts, flash_validation_error, is_htmx, page_number, user_of
 from characters.models import CharacterStatus
 from characters.selectors import scene_panel
@@ -22,14 +23,17 @@ from rolls.views import scene_flows_context
 from rulesets import registry
 
 
-def composer_form(viewer: Viewer, scene: Scene, data: object = None) -> PostForm:
+def composer_form(
+    viewer: Viewer, scene: Scene, data: object = None, memberships: list[Membership] | None = None
+) -> PostForm:
     """The composer for this viewer: the characters they may speak as and the members they may whisper to."""
     characters = [
         c
-        for c in selectors.characters_of(scene.campaign)
+        for c in selectors.load_campaign_characters(scene.campaign)
         if policy.may_post_with_voice(viewer, Voice.CHARACTER, c) and c.status != CharacterStatus.RETIRED
     ]
-    memberships = list(selectors.members(scene.campaign))
+    if memberships is None:
+        memberships = list(selectors.members(scene.campaign))
     return PostForm(
         data or None,
         characters=characters,
@@ -51,16 +55,22 @@ def thread_context(
     form: PostForm | None = None,
 ) -> dict[str, object]:
     """Everything the thread page shows (a constant number of queries, whatever the thread's length)."""
-    first_unread_id = selectors.first_unread_post_id(viewer, scene)
-    page = selectors.thread_page(viewer, scene, page_no)
-    decorate_posts(viewer, page.posts, first_unread_id)
+    # The read marker came with the scene (selectors.scene_for): a post after it is unread.
+    last_read = getattr(scene, "viewer_last_read", None)
+    # A writer's composer lists the members; the same list names the page's whispers' recipients.
+    memberships = list(selectors.members(scene.campaign)) if may_write and form is None else None
+    known_users = {m.user_id: m.user for m in memberships} if memberships else None
+    page = selectors.thread_page(viewer, scene, page_no, known_users=known_users)
+    decorate_posts(viewer, page.posts, last_read_id=last_read)
     if page.posts and request.user.is_authenticated:
         # Viewing a page is reading it: the marker moves up to the last post shown (never back).
-        services.mark_scene_read(user=user_of(request), scene=scene, up_to_post_id=page.posts[-1].pk)
+        services.mark_scene_read(
+            user=user_of(request), scene=scene, up_to_post_id=max(p.pk for p in page.posts), last_read=last_read
+        )
     may_manage = policy.may_manage_campaign(viewer)
     plugin = registry.plugin(scene.campaign.ruleset)
     if may_write and form is None:
-        form = composer_form(viewer, scene)
+        form = composer_form(viewer, scene, memberships=memberships)
     return {
         "scene": scene,
         "campaign": scene.campaign,
@@ -75,17 +85,50 @@ def thread_context(
         "form": form if may_write else None,
         "aspect_form": AspectForm() if may_manage else None,
         # The scene's open flows render with the page (what each waits for, and from whom).
-        **scene_flows_context(scene, viewer, may_write),
+        **scene_flows_context(scene, viewer, may_write, has_open=getattr(scene, "has_open_flows", None)),
     }
 
 
 @require_GET
 def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The thread: 25 posts a page, aspects, and the composer when the viewer may write."""
-    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
+    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk, for_thread=True)
     may_write = policy.may_write_scene(viewer, scene, reader_ids, writer_ids)
-    context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")))
+    form = _composer_with_quote(request, viewer, scene) if may_write else None
+    context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")), form)
+    context["builder_inline"] = request.GET.get("builder") == "1"  # the no-JavaScript way to the builder
     return render(request, "campaigns/scene.html", context)
+
+
+def _composer_with_quote(request: HttpRequest, viewer: Viewer, scene: Scene) -> PostForm | None:
+    """``?quote=<post>`` (the quote link without JavaScript): the composer starts with that post quoted,
+    if this viewer may read it; otherwise the composer starts empty."""
+    quoted = request.GET.get("quote", "")
+    if not quoted.isdigit() or len(quoted) > 18:
+        return None
+    try:
+        post, _scene, _viewer = selectors.post_for(request.user, int(quoted))
+    except Http404:
+        return None
+    if not quotable(post):
+        return None
+    form = composer_form(viewer, scene)
+    form.initial["body"] = quote_markdown(post, request.build_absolute_uri(post.get_absolute_url()))
+    return form
+
+
+@login_required
+@require_GET
+def roll_builder(request: HttpRequest, pk: int) -> HttpResponse:
+    """The composer's ruleset roll builder for this viewer, fetched when the writer opens it: the thread
+    page does not render it on every view."""
+    scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk)
+    if not policy.may_write_scene(viewer, scene, reader_ids, writer_ids):
+        raise PermissionDenied(_("No puedes escribir en esta escena."))
+    form = composer_form(viewer, scene)
+    if form.builder is None:
+        return HttpResponse("")
+    return render(request, "campaigns/_roll_builder.html", {"form": form, "scene": scene, "viewer": viewer})
 
 
 @login_required
@@ -139,7 +182,8 @@ def scene_create(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def scene_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    scene, _viewer, reader_ids, writer_ids = _managed_scene(request, pk)
+    scene, _viewer, _readers, _writers = _managed_scene(request, pk)
+    reader_ids, writer_ids = selectors.scene_lists(scene)
     campaign = scene.campaign
     initial = {
         "title": scene.title,

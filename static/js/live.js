@@ -8,6 +8,7 @@
 // travels in an event. The client keeps the last seq it has seen; after a gap or a reconnect it asks the
 // resync endpoint for what it missed, so a lost message loses nothing. When the log no longer goes back
 // that far (the answer says "reset"), or the campaign's settings change, every region is re-read instead.
+// The server's heartbeat frames carry the campaign's last seq, so a lost tail of events is noticed too.
 // Close code 4403 means the viewer may no longer see the campaign: no reconnecting, "no access" shown.
 (function () {
   "use strict";
@@ -109,6 +110,17 @@
       } else if (frame.seq > lastSeq) {
         resync("after=" + lastSeq); // missed while disconnected
       }
+      return;
+    }
+    if (frame.type === "heartbeat") {
+      // The campaign's last seq, sent now and then: events lost at the end of a stream (sent while the
+      // server's channel layer was down) show up here even when no later event comes to reveal the gap.
+      if (lastSeq === null || typeof frame.seq !== "number" || frame.seq <= lastSeq) return;
+      var filtered = frame.skipped || [];
+      for (var h = lastSeq + 1; h <= frame.seq; h++) {
+        if (filtered.indexOf(h) === -1) { resync("after=" + lastSeq); return; }
+      }
+      lastSeq = frame.seq; // every seq in between was for other viewers
       return;
     }
     if (frame.type === "error" || frame.type === "pong" || typeof frame.seq !== "number") return;

@@ -73,4 +73,32 @@
       if (last) last.scrollIntoView({ behavior: "smooth", block: "start" });
     }
   });
+
+  // Controls that only work with this file (the composer's preview) are hidden in the HTML.
+  function showScripted(root) {
+    (root || document).querySelectorAll("[data-needs-js][hidden]").forEach(function (el) { el.hidden = false; });
+  }
+  document.addEventListener("DOMContentLoaded", function () { showScripted(document); });
+  document.addEventListener("htmx:afterSettle", function () { showScripted(document); });
+
+  // Quote: insert the post's text (as the server gives it: only what this viewer may read) at the
+  // composer's cursor instead of reloading the page with ?quote=.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("a[data-quote-url]") : null;
+    var body = document.querySelector("#composer textarea[name=body]");
+    if (!link || !body) return;
+    event.preventDefault();
+    fetch(link.dataset.quoteUrl, { credentials: "same-origin" }).then(function (response) {
+      if (!response.ok) throw new Error(response.status);
+      return response.text();
+    }).then(function (text) {
+      var at = body.selectionStart || body.value.length;
+      var before = body.value.slice(0, at);
+      if (before && !/\n\n$/.test(before)) before += before.slice(-1) === "\n" ? "\n" : "\n\n";
+      body.value = before + text + body.value.slice(at);
+      body.focus();
+      body.selectionStart = body.selectionEnd = (before + text).length;
+      body.scrollIntoView({ behavior: "smooth", block: "center" });
+    }).catch(function () { window.location.href = link.href; });
+  });
 })();

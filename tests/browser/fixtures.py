@@ -55,8 +55,8 @@ def page_for(browser: Any, live_server: Any) -> Iterator[Callable[..., Any]]:
 
     contexts: list[Any] = []
 
-    def make(user: Any = None, language: str = "es") -> Any:
-        context = browser.new_context(base_url=live_server.url, locale=language)
+    def make(user: Any = None, language: str = "es", **options: Any) -> Any:
+        context = browser.new_context(base_url=live_server.url, locale=language, **options)
         context.set_default_timeout(PAGE_TIMEOUT_MS)
         if user is not None:
             client = Client()

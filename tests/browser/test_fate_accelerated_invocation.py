@@ -24,6 +24,7 @@ def test_player_rolls_invokes_paying_a_fate_point_and_sees_the_new_total(page_fo
     composer = page.locator("#composer")
     composer.locator("[name='character']").select_option(str(fae.ana.pk))
     composer.locator("[name='body']").fill("Ana salta entre los barcos en llamas.")
+    composer.locator(".roll-builder summary").click()  # the builder loads when opened
     composer.locator("[name='roll-kind']").select_option("overcome")
     composer.locator("[name='roll-character']").select_option(str(fae.ana.pk))
     composer.locator("[name='roll-approach']").select_option("quick")

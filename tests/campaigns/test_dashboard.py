@@ -148,14 +148,15 @@ def test_only_the_campaigns_the_user_runs(seeded: Seeded) -> None:
     assert [c.pk for c in selectors.gm_campaigns(seeded.gm)] == [mine_too.pk, seeded.campaign.pk]
 
 
-def test_a_player_sees_an_empty_page_and_no_secret(seeded: Seeded) -> None:
+def test_a_player_sees_what_waits_for_them_and_no_gm_secret(seeded: Seeded) -> None:
     response = client_for(seeded.ana).get(DASHBOARD)
     assert response.status_code == 200
     html = response.content.decode()
-    assert "No diriges ninguna partida" in html
-    for secret in ("Emboscada", "La Sombra", "Pendiente", "Quiere Jugar", "Villano"):
+    assert "Lo que te espera" in html
+    assert "Partidas que diriges" not in html
+    for secret in ("Emboscada", "Pendiente", "Quiere Jugar", "Villano"):
         assert secret not in html
-    assert "Panel del máster</a>" not in html  # no header link for a user who runs nothing
+    assert f'href="{DASHBOARD}"' in html  # every signed-in user has the header link
     for panel in selectors.PANELS:
         assert client_for(seeded.ana).get(panel_url(panel, seeded.campaign)).status_code == 403
     assert client_for(seeded.ana).get(API).json()["results"] == []

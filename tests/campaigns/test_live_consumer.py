@@ -359,3 +359,53 @@ async def test_resync_returns_exactly_the_missed_visible_events(table: Table) ->
         seen + 2,
         seen + 3,
     ]
+
+
+async def test_events_lost_while_the_layer_is_down_are_recovered_without_a_later_event(
+    table: Table, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 11, item 5: the layer drops events (Redis down); the heartbeat tells the client the campaign's
+    last seq, and the client's resync (as static/js/live.js does it) returns what it missed."""
+    from campaigns import events
+    from campaigns.consumers import heartbeats
+
+    socket = await connect_as(table.reader, table.campaign.pk)
+    last = socket.hello["seq"]
+    monkeypatch.setattr(events, "_send", lambda campaign_id, message: None)  # the layer is down
+    posts = []
+    for body in ("perdido uno", "perdido dos"):
+        post = await run(services.create_post, author=table.player, scene=table.scene, body=body)
+        posts.append(post.pk)
+    assert await socket.nothing()  # nothing arrives, and no later event will
+    await heartbeats().beat()
+    beat = await socket.event()
+    assert beat["type"] == "heartbeat" and beat["seq"] == last + 2
+    # The client: a heartbeat ahead of its last seq, with no "skipped" to explain it, means a loss.
+    assert not set(range(last + 1, beat["seq"] + 1)) <= set(beat.get("skipped", []))
+    client = APIClient()
+    client.force_authenticate(table.reader)
+    response = await run(client.get, path=f"/api/campaigns/{table.campaign.pk}/events/?after={last}")
+    recovered = [e["data"]["post_id"] for e in response.json()["events"] if e["type"] == "post.created"]
+    assert recovered == posts
+    await socket.close()
+
+
+async def test_a_heartbeat_explains_filtered_seqs(table: Table) -> None:
+    """A reader does not receive a GM-only post's event: the heartbeat says that seq was filtered, so the
+    client does not resync for it."""
+    from campaigns.consumers import heartbeats
+
+    socket = await connect_as(table.reader, table.campaign.pk)
+    last = socket.hello["seq"]
+    await run(
+        services.create_post,
+        author=table.gm,
+        scene=table.scene,
+        body="solo másters",
+        voice=Voice.NARRATOR,
+        recipients=Recipients.GMS,
+    )
+    assert await socket.nothing()
+    await heartbeats().beat()
+    assert await socket.event() == {"type": "heartbeat", "seq": last + 1, "skipped": [last + 1]}
+    await socket.close()

@@ -20,7 +20,7 @@ from campaigns.models import CampaignEventLog, Visibility, Voice
 from campaigns.retention import retention_cutoff, trim_event_log
 from tests.personas import Table
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("live_events_at_once")]
 
 DAY = timedelta(days=1)
 

@@ -12,7 +12,7 @@ from django.http import Http404
 from django.test.utils import CaptureQueriesContext
 
 from campaigns import policy, selectors, services
-from campaigns.models import Post, Recipients, Voice
+from campaigns.models import Post, Recipients, Scene, Voice
 from tests.personas import Table
 
 pytestmark = pytest.mark.django_db
@@ -161,6 +161,7 @@ def test_page_of_post_is_per_viewer(table: Table) -> None:
 
 def _bulk_posts(table: Table, count: int) -> None:
     template = table.post_all
+    start = Scene.objects.values_list("last_post_position", flat=True).get(pk=table.scene.pk)
     Post.objects.bulk_create(
         Post(
             scene=table.scene,
@@ -170,9 +171,12 @@ def _bulk_posts(table: Table, count: int) -> None:
             body_html=f"<p>p{i}</p>",
             renderer_version=template.renderer_version,
             recipients=Recipients.WHISPER if i % 5 == 0 else Recipients.EVERYONE,
+            position=start + i - i // 5,  # what the services give: a whisper shares the number before it
         )
         for i in range(count)
     )
+    Scene.objects.filter(pk=table.scene.pk).update(last_post_position=start + count - 1 - (count - 1) // 5)
+    table.scene.refresh_from_db()
 
 
 def _thread_queries(table: Table) -> int:

@@ -79,7 +79,7 @@ def test_deleted_posts_dimmed_for_gm_and_gone_for_others() -> None:
     client_for(t.player).post(f"/posts/{post.pk}/delete/")
     gm_html = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").content.decode()
     assert "Me arrepiento" in gm_html
-    assert "post voice-character deleted" in gm_html and "borrado" in gm_html
+    assert "post faced voice-character deleted" in gm_html and "borrado" in gm_html
     assert "Me arrepiento" not in client_for(t.reader).get(f"/scenes/{t.scene.pk}/").content.decode()
 
 
@@ -182,7 +182,7 @@ def test_gm_composer_offers_narrator_npc_and_any_character() -> None:
     t = Table()
     form = client_for(t.gm).get(f"/scenes/{t.scene.pk}/").context["form"]
     voices = [value for value, _label in form.fields["voice"].choices]
-    assert voices == ["character", "narrator", "npc", "ooc"]
+    assert voices == ["narrator", "npc", "character", "ooc"]  # the narrator first: never a PC by default
     assert [c for c, _ in form.fields["character"].choices] == [t.character.pk]
     response = client_for(t.gm).post(
         f"/scenes/{t.scene.pk}/posts/", compose(t, voice="npc", npc_name="El Portero", recipients="gms")

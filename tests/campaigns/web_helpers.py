@@ -53,7 +53,9 @@ def make_character(campaign: Campaign, owner: User | None, name: str = "Alba", *
 
 
 def bulk_posts(scene: Scene, author: User, n: int) -> None:
-    """Many plain posts at once (bulk_create: no services, for query-count tests)."""
+    """Many plain posts at once (bulk_create: no services, for query-count tests), numbered in the thread
+    as the services number them."""
+    start = Scene.objects.values_list("last_post_position", flat=True).get(pk=scene.pk)
     Post.objects.bulk_create(
         Post(
             scene=scene,
@@ -62,9 +64,12 @@ def bulk_posts(scene: Scene, author: User, n: int) -> None:
             body_source=f"Mensaje {i}",
             body_html=f"<p>Mensaje {i}</p>",
             renderer_version=RENDERER_VERSION,
+            position=start + i + 1,
         )
         for i in range(n)
     )
+    Scene.objects.filter(pk=scene.pk).update(last_post_position=start + n)
+    scene.last_post_position = start + n
 
 
 class Table:

@@ -238,7 +238,9 @@ def test_the_fragment_shows_each_viewer_their_steps_and_never_the_difficulty(t: 
 def test_the_composer_builder_and_the_start_forms_render(t: RollsTable, client: Any) -> None:
     client.force_login(t.gm)
     page = client.get(t.scene.get_absolute_url())
-    assert page.status_code == 200 and "presagios-roll-builder" in page.content.decode()
+    assert page.status_code == 200 and f"/scenes/{t.scene.pk}/roll-builder/" in page.content.decode()
+    builder = client.get(f"/scenes/{t.scene.pk}/roll-builder/")  # loaded when the writer opens it
+    assert builder.status_code == 200 and "presagios-roll-builder" in builder.content.decode()
     flows_html = client.get(f"/scenes/{t.scene.pk}/flows/").content.decode()
     assert "presagios-flow-start" in flows_html and f"/scenes/{t.scene.pk}/flows/challenge/start/" in flows_html
     client.force_login(t.player)

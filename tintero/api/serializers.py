@@ -16,6 +16,8 @@ from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import exceptions, serializers
 
 from accounts.models import ApiToken, User
+from accounts.names import check_display_name_text, check_display_name_unique
+from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
 from campaigns import policy
 from campaigns.models import (
@@ -135,6 +137,13 @@ class MeSerializer(serializers.ModelSerializer):
         fields = ["id", "username", "display_name", "public_name", "email"]
         read_only_fields = ["id", "username", "email"]
 
+    def validate_display_name(self, name: str) -> str:
+        # The profile form's rules (accounts/names.py); DRF turns the ValidationError into a field error.
+        if name:
+            check_display_name_text(name)
+            check_display_name_unique(name, names_beside(self.instance))
+        return name
+
 
 # --- Campaigns ------------------------------------------------------------------------------------
 
@@ -148,6 +157,12 @@ class CampaignCreateIn(serializers.Serializer):
     language = serializers.ChoiceField(choices=Language.choices, required=False)
     visibility = serializers.ChoiceField(choices=Visibility.choices, required=False)
     status = serializers.ChoiceField(choices=CampaignStatus.choices, required=False)
+    recruiting_message = serializers.CharField(
+        required=False, allow_blank=True, max_length=1000, help_text="Shown in the directory while recruiting."
+    )
+    seats = serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=50, help_text="Player seats; null for no limit."
+    )
     rules_settings = serializers.JSONField(
         required=False,
         help_text="The ruleset's optional rules, an object shaped by `settings_schema` in "
@@ -175,6 +190,8 @@ _CAMPAIGN_FIELDS = [
     "language",
     "visibility",
     "status",
+    "recruiting_message",
+    "seats",
     "created_at",
     "updated_at",
 ]
@@ -413,6 +430,15 @@ class PostCreateIn(serializers.Serializer):
         max_length=MAX_ROLLS_PER_POST,
         help_text="Rolls the server makes with the post, in the same transaction (at most "
         f"{MAX_ROLLS_PER_POST}). A refused roll writes neither the post nor any roll.",
+    )
+    idempotency_key = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=80,
+        help_text="Your key for this write (e.g. a UUID): the same request again answers the post it wrote (200) "
+        "and writes nothing, so a client whose connection dropped may retry; the key with other content is "
+        "refused (409 `idempotency_conflict`).",
     )
 
 

@@ -18,6 +18,7 @@ from campaigns.policy import Viewer
 from characters.models import Character
 from rolls.selectors import record_views, rolls_for_posts
 from rolls.services import RollSpec, create_post_with_rolls
+from tintero.api.pagination import ThreadPagination
 from tintero.api.serializers import PostCreateIn, PostOut, PostRevisionOut, PostUpdateIn, UnreadOut
 from tintero.api.views.base import ApiView, errors
 
@@ -32,25 +33,31 @@ class PostDetailMixin(ApiView):
 
     def post_response(self, viewer: Viewer, scene: Scene, post_id: int, status_code: int = 200) -> Response:
         shaped = selectors.thread_posts(viewer, scene).get(pk=post_id)
+        selectors.attach_whisper_recipients([shaped])
         return self.render(shaped, PostOut, status_code, viewer=viewer)
 
 
 class ScenePostsView(PostDetailMixin):
     permission_classes = [IsAuthenticatedOrReadOnly]
+    pagination_class = ThreadPagination
 
     @extend_schema(
         summary="List a scene's posts",
         description="The posts the viewer may see, oldest first, paginated (`?page=`, `?page_size=`). "
         "GM-only posts and whispers appear only for those they are meant for; deleted posts only for GMs "
-        "(flagged `is_deleted`).",
+        "(flagged `is_deleted`). Pages follow the thread's numbering of posts to everyone (`count`), the same "
+        "for every viewer: a page also holds the restricted posts among them that the viewer may see.",
         responses={200: PostOut(many=True), **errors(404)},
     )
     def get(self, request: Request, scene_id: int) -> Response:
         scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
-        page = list(self.paginate_queryset(selectors.thread_posts(viewer, scene)) or [])
+        paginator = self.paginator
+        assert isinstance(paginator, ThreadPagination)
+        page = paginator.paginate_thread(request, viewer, scene)
         # Every roll of the page in constant queries, not one lookup per post.
         rolls_by_post = rolls_for_posts(viewer, [post.pk for post in page], _language(request))
-        records = record_views(viewer, [p.pk for p in page if p.kind == PostKind.PROCEDURE], _language(request))
+        record_ids = [p.pk for p in page if p.kind == PostKind.PROCEDURE]
+        records = record_views(viewer, record_ids, _language(request)) if record_ids else {}
         context = {
             **self.get_serializer_context(),
             "viewer": viewer,
@@ -64,9 +71,10 @@ class ScenePostsView(PostDetailMixin):
         description="`voice=character` needs `character` (an approved character of yours; GMs may use any); "
         "`voice=npc` needs `npc_name`; `recipients=whisper` needs `whisper_to` (member ids who may read the "
         "scene). `rolls`: dice the server rolls with the post, in the same transaction (`notation` in any "
-        "campaign, or the ruleset's roll kinds); a refused roll writes nothing.",
+        "campaign, or the ruleset's roll kinds); a refused roll writes nothing. With `idempotency_key`, a "
+        "retry of the same request answers the post already written (200).",
         request=PostCreateIn,
-        responses={201: PostOut, **errors(400, 401, 403, 404)},
+        responses={201: PostOut, 200: PostOut, **errors(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
         scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
@@ -88,7 +96,8 @@ class ScenePostsView(PostDetailMixin):
             for spec in data.pop("rolls", [])
         ]
         post = create_post_with_rolls(author=request.user, scene=scene, rolls=specs, character=character, **data)
-        return self.post_response(viewer, scene, post.pk, status.HTTP_201_CREATED)
+        replayed = getattr(post, "replayed", False)
+        return self.post_response(viewer, scene, post.pk, status.HTTP_200_OK if replayed else status.HTTP_201_CREATED)
 
 
 class PostDetailView(PostDetailMixin):

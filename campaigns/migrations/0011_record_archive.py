@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('campaigns', '0007_fill_stored_markdown_html'),
+        ("campaigns", "0010_campaign_recruiting"),
     ]
 
     operations = [

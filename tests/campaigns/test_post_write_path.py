@@ -1,0 +1,75 @@
+"""A post's write path (issue 12): what the write needs and no more, one event per post, and the campaign's
+sequence numbered after commit so no lock is held for the length of a post's transaction."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from campaigns import services
+from campaigns.events import last_seq
+from campaigns.models import CampaignEventLog, Recipients
+from rolls.services import RollSpec, create_post_with_rolls
+from tests.personas import Table
+
+pytestmark = pytest.mark.django_db
+
+QUERY_BUDGET = 8
+
+
+def _statements(ctx: CaptureQueriesContext) -> list[str]:
+    # BEGIN/COMMIT/SAVEPOINT bookkeeping is the driver's, not the write's.
+    skip = ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK")
+    return [q["sql"] for q in ctx.captured_queries if not q["sql"].upper().startswith(skip)]
+
+
+def test_a_post_with_a_roll_costs_at_most_eight_queries(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    services.create_post(author=table.player, scene=table.scene, body="calentando")  # the read marker exists
+    # The after-commit numbering of its event counts too: it runs in the request that wrote the post.
+    with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True) as callbacks:
+        create_post_with_rolls(
+            author=table.player,
+            scene=table.scene,
+            body="tiro los dados",
+            rolls=[RollSpec(kind="notation", data={"expression": "2d6"})],
+        )
+    statements = _statements(ctx)
+    assert len(callbacks) == 1  # one event for the post and its roll
+    assert len(statements) <= QUERY_BUDGET, "\n".join(statements)
+    print(len(statements))
+
+
+def test_one_event_per_post_numbered_after_commit(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    before = last_seq(table.campaign.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        post = create_post_with_rolls(
+            author=table.player,
+            scene=table.scene,
+            body="una tirada a la vista",
+            rolls=[RollSpec(kind="notation", data={"expression": "1d6"})],
+        )
+    events = list(CampaignEventLog.objects.filter(campaign=table.campaign, seq__gt=before).order_by("seq"))
+    assert [(e.seq, e.type, e.data["post_id"]) for e in events] == [(before + 1, "post.created", post.pk)]
+
+
+def test_a_secret_roll_still_tells_the_gms(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    before = last_seq(table.campaign.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        create_post_with_rolls(
+            author=table.gm,
+            scene=table.scene,
+            body="tiro en secreto",
+            voice="narrator",
+            rolls=[RollSpec(kind="notation", data={"expression": "1d6"}, gm_only=True)],
+        )
+    events = CampaignEventLog.objects.filter(campaign=table.campaign, seq__gt=before).order_by("seq")
+    assert [(e.type, e.audience["gms_only"]) for e in events] == [("post.created", False), ("roll.made", True)]
+
+
+def test_a_rolled_back_change_numbers_nothing(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    before = last_seq(table.campaign.pk)
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(ValidationError):
+        services.create_post(author=table.player, scene=table.scene, body="x", recipients=Recipients.WHISPER)
+    assert last_seq(table.campaign.pk) == before
