@@ -159,13 +159,26 @@ def _roll_maker(actor: User, flow: Flow, post: Post | None, dice: DiceSource) ->
     counter = {"n": Roll.objects.filter(flow=flow).count() if flow.pk else 0}
 
     def roll(spec: RollSpec) -> StoredRoll:
-        row = make_roll(actor=actor, scene=flow.scene, spec=spec, post=post, position=counter["n"], dice=dice)
+        roller = _controller(actor, flow, spec.character_id) if spec.for_controller else actor
+        row = make_roll(actor=roller, scene=flow.scene, spec=spec, post=post, position=counter["n"], dice=dice)
         counter["n"] += 1
         Roll.objects.filter(pk=row.pk).update(flow=flow)
         row.flow = flow
         return stored_roll(row)
 
     return roll
+
+
+def _controller(actor: User, flow: Flow, character_id: int | None) -> User:
+    """Who rolls a character's dice in a procedure (``RollSpec.for_controller``): its player; for an NPC
+    the acting GM, or the GM who opened the procedure when someone else's step needs them."""
+    found = Character.objects.select_related("owner").filter(campaign_id=flow.campaign_id)
+    character = found.filter(pk=character_id).first() if character_id is not None else None
+    if character is None:
+        return actor
+    if not character.is_npc and character.owner is not None:
+        return character.owner
+    return actor if policy.may_roll_for_npc(policy.viewer_for(actor, flow.campaign)) else flow.opened_by
 
 
 def _adopt(flow: Flow, roll_ids: Any) -> None:

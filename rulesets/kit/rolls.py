@@ -28,6 +28,10 @@ class RollSpec:
     character_id: int | None = None
     label: str = ""
     gm_only: bool = False
+    # A procedure's roll for a character the step's actor may not speak for (the other side of a conflict,
+    # rolled together with theirs): stored as rolled by whoever controls the character (its player; for
+    # an NPC the acting GM, else the procedure's opener). Ignored outside procedures.
+    for_controller: bool = False
 
 
 @dataclass(frozen=True)

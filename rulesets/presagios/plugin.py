@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from characters.bindings.presagios import BINDING as SHEET_BINDING
-from characters.sheetforms.presagios import SheetForm
-from rolls.bindings.presagios import BINDING as ROLL_BINDING
-from rolls.builders.presagios import RollBuilderForm
-from rolls.flowkinds.presagios import FLOW_KINDS
+from rulesets.presagios.builder import RollBuilderForm
+from rulesets.presagios.procedures.challenge import CHALLENGE
+from rulesets.presagios.procedures.conflict import CONFLICT
+from rulesets.presagios.rolls import BINDING as ROLL_BINDING
+from rulesets.presagios.sheet import BINDING as SHEET_BINDING
+from rulesets.presagios.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.presagios import RULESET
 
@@ -17,16 +18,13 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # old-style handlers until they become step tables
+    procedures={CHALLENGE.key: CHALLENGE, CONFLICT.key: CONFLICT},
     templates=RulesetTemplates(
-        sheet="characters/sheets/presagios.html",
-        pools="characters/pools/presagios.html",
-        sheet_form="characters/sheetforms/presagios.html",
-        builder="rolls/builders/presagios.html",
-        start="rolls/flows/presagios/_start.html",
-        procedures={
-            "challenge": "rolls/flows/presagios/challenge.html",
-            "conflict": "rolls/flows/presagios/conflict.html",
-        },
+        sheet="presagios/sheet.html",
+        pools="presagios/pools.html",
+        sheet_form="presagios/sheet_form.html",
+        builder="presagios/builder.html",
+        start="presagios/start.html",
+        procedures={CHALLENGE.key: "presagios/challenge.html", CONFLICT.key: "presagios/conflict.html"},
     ),
 )

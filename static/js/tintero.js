@@ -101,4 +101,24 @@
       body.scrollIntoView({ behavior: "smooth", block: "center" });
     }).catch(function () { window.location.href = link.href; });
   });
+
+  // Roll builders (the RollBuilder contract, rulesets/kit/rolls.py) mark the field choosing the roll type
+  // with data-kind-field and every other field with the roll types it belongs to (data-roll-kinds): only
+  // the chosen type's fields show. Here, not in each game's own script, because the composer's builder
+  // arrives by htmx (whose swapped-in scripts do not run) and every game's builder follows one contract.
+  window.tinteroRollKinds = true;
+  function syncRollKinds() {
+    document.querySelectorAll("[data-roll-builder]").forEach(function (box) {
+      var select = box.querySelector("[data-kind-field] select");
+      var kind = select ? select.value : "";
+      box.querySelectorAll("[data-roll-kinds]").forEach(function (field) {
+        field.hidden = !kind || field.dataset.rollKinds.split(" ").indexOf(kind) < 0;
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.closest && event.target.closest("[data-kind-field]")) syncRollKinds();
+  });
+  document.addEventListener("DOMContentLoaded", syncRollKinds);
+  document.addEventListener("htmx:load", syncRollKinds);
 })();

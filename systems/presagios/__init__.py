@@ -80,7 +80,6 @@ RULESET = Ruleset(
         "tool_dice": {str(tool): dice for tool, dice in TOOL_DICE.items()},
         "valid_base_triples": tuple(valid_base_triples()),
         "create_character": create_character,
-        "flows": {"challenge": "systems.presagios.challenge", "conflict": "systems.presagios.conflict"},
     },
 )
 

@@ -1,0 +1,1 @@
+"""Presagios' procedures as step tables: the challenge (reto) and the conflict (conflicto)."""
