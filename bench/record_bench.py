@@ -152,6 +152,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else "")
     parser.add_argument("--posts", type=int, default=100_000, help="posts in the search corpus")
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--search-only", action="store_true", help="skip the export measurements")
     args = parser.parse_args(argv)
     old_name = _setup()
     from django.db import connection
@@ -160,6 +161,8 @@ def main(argv: list[str]) -> int:
         campaigns = _populate(args.posts, campaigns=10, prefix="search")
         campaign, _scene, _gm, player = campaigns[0]
         bench_search(campaign, player, args.repeats)
+        if args.search_only:
+            return 0
         small = _populate(2_000, campaigns=1, prefix="small")[0]
         large = _populate(10_000, campaigns=1, prefix="large")[0]
         bench_export(small[0], small[2], 2_000)

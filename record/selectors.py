@@ -17,7 +17,7 @@ from campaigns.models import Campaign, Membership, Post, PostKind, Role, Scene, 
 from campaigns.policy import AnyUser, Viewer
 from characters.models import Character
 from record.models import RollLink
-from record.post_index import TABLE
+from record.post_index import SEARCH_CONFIGS, TABLE
 from record.rollchain import GENESIS
 from record.search import MARK_END, MARK_START, Terms, parse_terms
 from rolls.models import Roll
@@ -78,15 +78,24 @@ def _roles(user: AnyUser | None) -> tuple[dict[int, str], set[int]]:
     return {campaign_id: role for campaign_id, role, _shown in rows}, {c for c, _role, shown in rows if shown}
 
 
-def _pg_vector(part: str) -> str:
-    return {"body": "s.body", "notes": "s.notes"}.get(part, "(s.body || s.notes)")
+def _pg_match(part: str, text: str) -> tuple[str, list[str]]:
+    """The PostgreSQL condition: one branch per text search configuration, each with a constant query, so
+    the GIN indexes of ``body`` and ``notes`` serve it (a query built from each row's own configuration, or
+    over ``body || notes``, would scan every row)."""
+    columns = {"body": ["s.body"], "notes": ["s.notes"]}.get(part, ["s.body", "s.notes"])
+    branches, params = [], []
+    for config in sorted({*SEARCH_CONFIGS.values(), "simple"}):
+        matches = " OR ".join(f"{column} @@ websearch_to_tsquery(%s::regconfig, %s)" for column in columns)
+        branches.append(f"(s.config = %s::regconfig AND ({matches}))")
+        params += [config] + [config, text] * len(columns)
+    return " OR ".join(branches), params
 
 
 def _matching_ids(terms: Terms, part: str) -> RawSQL:
     """The ids of the posts whose text matches, from the engine's index (a subquery: one round trip)."""
     if connection.vendor == "postgresql":
-        sql = f"SELECT s.post_id FROM {TABLE} s WHERE {_pg_vector(part)} @@ websearch_to_tsquery(s.config, %s)"
-        return RawSQL(sql, [terms.websearch()])
+        condition, params = _pg_match(part, terms.websearch())
+        return RawSQL(f"SELECT s.post_id FROM {TABLE} s WHERE {condition}", params)
     column = part if part in PARTS else None
     return RawSQL(f"SELECT rowid FROM {TABLE} WHERE {TABLE} MATCH %s", [terms.fts5(column)])
 
