@@ -72,11 +72,14 @@ format: install
 	$(PY) -m ruff check --fix .
 	$(PY) -m ruff format .
 
-# Rolls per second against the bare dice floor, Markdown rendering against bare markdown-it + nh3, then WebSocket fan-out (in-memory layer, and Redis layers
+# Rolls per second against the bare dice floor, Markdown rendering against bare markdown-it + nh3, the thread
+# page and posting against their floors (SQLite, and PostgreSQL with the pgbench posting floor when
+# DATABASE_URL is set: use your own database name), then WebSocket fan-out (in-memory layer, and Redis layers
 # when REDIS_URL is set) against a bare Channels consumer.
 bench: install
 	$(PY) -m bench.rolls_bench
 	$(PY) -m bench.markdown_bench
+	$(PY) -m bench.thread_bench
 	$(PY) -m bench.fanout
 
 clean:

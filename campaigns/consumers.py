@@ -37,7 +37,14 @@ from django.conf import settings
 from django.utils.translation import gettext as _
 
 from campaigns import policy
-from campaigns.events import REFRESH_TYPES, EventType, campaign_group, last_seq, message_audience
+from campaigns.events import (
+    REFRESH_TYPES,
+    EventType,
+    campaign_group,
+    last_seq,
+    message_audience,
+    number_stranded_events,
+)
 from campaigns.models import Campaign, CampaignSequence
 from campaigns.policy import Viewer
 from tintero.ws_auth import SUBPROTOCOL
@@ -97,6 +104,8 @@ class Heartbeats:
         if not self.sockets:
             return
         try:
+            # Events stranded by a crash between a commit and its numbering get their number first.
+            await database_sync_to_async(number_stranded_events)()
             seqs = await database_sync_to_async(_last_seqs)(list(self.sockets))
         except Exception:  # the database is away: the next beat tries again
             return

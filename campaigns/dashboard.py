@@ -208,7 +208,7 @@ def pending_flows(campaigns: Sequence[Campaign], user_id: int, language: str = "
 
 def veto_answers(campaigns: Sequence[Campaign]) -> dict[int, list[VetoAnswer]]:
     """Event answers still open to the table's veto, per campaign, oldest deadline first. One query."""
-    from characters.event_creation import veto_count
+    from rulesets.event.creation import veto_count
 
     result: dict[int, list[VetoAnswer]] = {c.pk: [] for c in campaigns}
     answers = (

@@ -69,12 +69,14 @@ import json
 import logging
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from datetime import timedelta
 from enum import StrEnum
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
@@ -222,11 +224,34 @@ def _number_and_send(row_id: int, event: Event, audience: str) -> None:
     try:
         with transaction.atomic():
             seq = _advance_sequence(event.campaign_id, 1)
-            CampaignEventLog.objects.filter(pk=row_id).update(seq=seq)
-    except Exception:  # the change is committed: a client that reloads sees it; nothing is numbered twice
+            numbered = CampaignEventLog.objects.filter(pk=row_id, seq__isnull=True).update(seq=seq)
+    except Exception:  # the change is committed; number_stranded_events numbers it later
         logger.exception("could not number live event %s of campaign %s", row_id, event.campaign_id)
         return
-    _send(event.campaign_id, _message(seq, event, audience))
+    if numbered:
+        _send(event.campaign_id, _message(seq, event, audience))
+
+
+# An event still unnumbered this long after it was logged lost its after-commit step (the process died
+# between COMMIT and the numbering, or the numbering failed).
+STRANDED_AFTER = timedelta(seconds=60)
+
+
+def number_stranded_events(limit: int = 100) -> int:
+    """Number (and send) the events whose after-commit step never ran, oldest first; returns how many.
+    Run periodically (the sockets' heartbeat task does), so a crash loses no event for resyncing clients."""
+    from campaigns.models import CampaignEventLog
+
+    cutoff = timezone.now() - STRANDED_AFTER
+    rows = list(
+        CampaignEventLog.objects.filter(seq__isnull=True, created_at__lt=cutoff)
+        .order_by("id")
+        .values_list("id", "campaign_id", "type", "data", "audience")[:limit]
+    )
+    for row_id, campaign_id, event_type, data, audience in rows:
+        event = Event(EventType(event_type), campaign_id, data)
+        _number_and_send(row_id, event, json.dumps(audience, separators=(",", ":")))
+    return len(rows)
 
 
 def _advance_sequence(campaign_id: int, count: int) -> int:
@@ -315,6 +340,7 @@ __all__ = [
     "frame",
     "last_seq",
     "message_audience",
+    "number_stranded_events",
     "post_audience",
     "publish",
 ]

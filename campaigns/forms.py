@@ -6,7 +6,6 @@ Errors raised by a service (``ValidationError`` with per-field messages) go back
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -233,15 +232,16 @@ class PostForm(forms.Form):
         plugin = registry.plugin(ruleset)
         if plugin.builder is not None:
             builder_class, self.builder_template = plugin.builder, plugin.templates.builder or ""
-            # Transitional: builders written before the RollBuilder contract take ``is_gm``.
+            # The RollBuilder contract (rulesets/kit/rolls.py): what the viewer may choose comes from the
+            # policy (``roll_powers``); the player's only character is preselected.
             mine = [c.pk for c in characters if c.owner_id == user_id and not c.is_npc]
-            contract = {"powers": roll_powers, "default_character": mine[0] if len(mine) == 1 else None}
             self.builder = builder_class(
                 args[0] if args else kwargs.get("data"),
                 prefix="roll",
                 characters=characters,
                 settings=rules_settings,
-                **(contract if "powers" in inspect.signature(builder_class).parameters else {"is_gm": is_gm}),
+                powers=roll_powers,
+                default_character=mine[0] if len(mine) == 1 else None,
             )
         if not is_gm:
             del self.fields["roll_secret"]

@@ -8,6 +8,7 @@ Nothing is written when either is raised.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -631,12 +632,30 @@ def scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
     return [uid for uid, kind in rows if kind == 0], [uid for uid, kind in rows if kind == 1]
 
 
-@transaction.atomic
 def create_post(*, author: User, scene: Scene, body: str, **fields: Any) -> Post:
-    return write_post(author=author, scene=scene, body=body, **fields)
+    """Check and render outside the transaction; write in one short one (on SQLite the IMMEDIATE write
+    lock is held only for the inserts, not for the Markdown rendering or the reads)."""
+    prepared = prepare_post(author=author, scene=scene, body=body, **fields)
+    with transaction.atomic():
+        return insert_post(prepared)
 
 
-def write_post(
+@dataclass(frozen=True)
+class PreparedPost:
+    """A post checked by the policy, validated and rendered: what ``insert_post`` writes."""
+
+    author: User
+    scene: Scene
+    fields: dict[str, Any]
+    whisper_ids: list[int]
+
+
+def write_post(**kwargs: Any) -> Post:
+    """``create_post`` inside the caller's transaction, with no savepoint of its own."""
+    return insert_post(prepare_post(**kwargs))
+
+
+def prepare_post(
     *,
     author: User,
     scene: Scene,
@@ -650,11 +669,9 @@ def write_post(
     viewer: policy.Viewer | None = None,
     idempotency_key: str = "",
     request_digest: str = "",
-) -> Post:
-    """``create_post`` inside the caller's transaction (``create_post_with_rolls``), with no savepoint of its
-    own. ``viewer``: the author's, when the caller has resolved it (saves reading the role twice)."""
-    if not transaction.get_connection().in_atomic_block:
-        raise RuntimeError("write_post() runs inside the caller's transaction")
+) -> PreparedPost:
+    """Everything a new post needs before its transaction: the policy's answer, validation, rendering.
+    ``viewer``: the author's, when the caller has resolved it (saves reading the role twice)."""
     campaign = scene.campaign
     if viewer is None or viewer.user_id != author.pk or viewer.campaign_id != campaign.pk:
         viewer = policy.viewer_for(author, campaign)
@@ -689,30 +706,38 @@ def write_post(
                 raise ValidationError(
                     {"whisper_to": _("%(name)s no puede leer esta escena.") % {"name": membership.user.public_name}}
                 )
-    position = _allocate_position(scene, public=recipients == Recipients.EVERYONE)
+    fields = {
+        "voice": voice,
+        "character": character,
+        "npc_name": npc_name,
+        "body_source": body_source,
+        "body_html": body_html,
+        "notes_source": notes_source,
+        "notes_html": notes_html,
+        "renderer_version": RENDERER_VERSION,
+        "recipients": recipients,
+        "whisper_ids": sorted(whisper_ids),
+        "idempotency_key": idempotency_key,
+        "request_digest": request_digest,
+    }
+    return PreparedPost(author, scene, fields, whisper_ids)
+
+
+def insert_post(prepared: PreparedPost) -> Post:
+    """Write a prepared post, inside the caller's transaction: its rows, the read marker, its event."""
+    if not transaction.get_connection().in_atomic_block:
+        raise RuntimeError("insert_post() runs inside the caller's transaction")
+    scene, author, whisper_ids = prepared.scene, prepared.author, prepared.whisper_ids
+    public = prepared.fields["recipients"] == Recipients.EVERYONE
     post = Post.objects.create(
-        scene=scene,
-        position=position,
-        author=author,
-        voice=voice,
-        character=character,
-        npc_name=npc_name,
-        body_source=body_source,
-        body_html=body_html,
-        notes_source=notes_source,
-        notes_html=notes_html,
-        renderer_version=RENDERER_VERSION,
-        recipients=recipients,
-        whisper_ids=sorted(whisper_ids),
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
+        scene=scene, author=author, position=_allocate_position(scene, public=public), **prepared.fields
     )
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
     index_post(post)
     # Writing is reading: the author's own post never shows as unread to them.
     _upsert_read_mark(author.pk, scene.pk, post.pk)
-    _publish_post(EventType.POST_CREATED, post, campaign.pk, whisper_ids)
+    _publish_post(EventType.POST_CREATED, post, scene.campaign_id, whisper_ids)
     return post
 
 
@@ -865,9 +890,11 @@ __all__ = [
     "delete_post",
     "delete_scene_aspect",
     "edit_post",
+    "insert_post",
     "invite",
     "leave_campaign",
     "mark_scene_read",
+    "prepare_post",
     "remove_member",
     "reorder_scenes",
     "request_to_join",

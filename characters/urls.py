@@ -1,4 +1,4 @@
-from django.urls import URLPattern, URLResolver, include, path
+from django.urls import URLPattern, URLResolver, path
 
 from characters import views
 
@@ -21,6 +21,4 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("characters/<int:pk>/sheet/", views.character_sheet, name="sheet"),
     path("characters/<int:pk>/operations/<str:op>/", views.character_operate, name="operate"),
     path("characters/<int:pk>/ledger/", views.character_ledger, name="ledger"),
-    # Event's creation by answers open to the table's veto.
-    path("", include("characters.event_urls")),
 ]

@@ -1,7 +1,7 @@
 """The rolls and flows API: a post's rolls, one roll, revealing, the flows of a scene and their steps.
 
 Same policy as the pages (``campaigns.policy``), same services for every write (``rolls.services``,
-``rolls.flows``). A secret roll is 404 for whoever may not see it yet; secret parts are absent fields.
+``rolls.runner``). A secret roll is 404 for whoever may not see it yet; secret parts are absent fields.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from campaigns import selectors as campaign_selectors
 from campaigns.policy import Viewer
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStep
 from rolls.selectors import flow_for, flow_views, roll_for, rolls_of_post, scene_flows
 from rolls.serializers import FlowListQueryIn, FlowOut, FlowStartIn, FlowStepIn, RevealIn, RollOut
@@ -108,7 +108,7 @@ class SceneFlowsView(RollsApiView):
     def post(self, request: Request, scene_id: int) -> Response:
         scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
         data = self.parse(FlowStartIn)
-        flow = flows.start_flow(actor=request.user, scene=scene, kind=data["kind"], params=data["params"])
+        flow = runner.start_procedure(actor=request.user, scene=scene, kind=data["kind"], params=data["params"])
         return self.flow_response(viewer, flow, status.HTTP_201_CREATED)
 
 
@@ -144,7 +144,7 @@ class FlowStepsView(RollsApiView):
         data = self.parse(FlowStepIn)
         key = data["idempotency_key"]
         replay = FlowStep.objects.filter(flow=flow, idempotency_key=key).exists()
-        flow = flows.take_step(
+        flow = runner.take_step(
             actor=request.user, flow=flow, step=data["step"], params=data["params"], idempotency_key=key
         )
         return self.flow_response(viewer, flow, status.HTTP_200_OK if replay else status.HTTP_201_CREATED)

@@ -23,6 +23,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import BaseModel
@@ -35,14 +36,15 @@ from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
-from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
-from rolls.services import make_roll, roll_audience
+from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
+from rolls.services import make_roll, reveal_roll, roll_audience
 from rulesets import registry
 from rulesets.kit.procedures import (
     AddAspect,
     BoardChange,
     Opening,
     OpeningInput,
+    OtherProcedure,
     Outcome,
     Procedure,
     RemoveAspect,
@@ -52,7 +54,15 @@ from rulesets.kit.procedures import (
 )
 from rulesets.kit.refusals import refuse, step_not_available
 from rulesets.kit.rolls import RollSpec
-from rulesets.kit.table import BoardAspect, CharacterFacts, Reads, StoredRoll, Table
+from rulesets.kit.table import (
+    BoardAspect,
+    CharacterFacts,
+    EarlierProcedure,
+    ProcedureFacts,
+    Reads,
+    StoredRoll,
+    Table,
+)
 from systems.dice import DiceSource, SystemDice
 
 JSON = dict[str, Any]
@@ -86,6 +96,7 @@ def stored_roll(row: Roll) -> StoredRoll:
         secret=dict(row.secret),
         gm_only=row.gm_only,
         label=row.label,
+        revealed=bool(getattr(row, "revealed", False)),
     )
 
 
@@ -122,10 +133,26 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.board:
         for aspect in SceneAspect.objects.filter(scene_id=scene.pk).order_by("position", "id"):
             board[aspect.pk] = BoardAspect(aspect.pk, aspect.text, aspect.hidden, aspect.free_invocations)
+    others: list[ProcedureFacts] = []
+    if reads.procedures and flow is not None:
+        rows_other = Flow.objects.filter(campaign=campaign, kind__in=reads.procedures).exclude(pk=flow.pk)
+        for other in (rows_other.select_for_update(of=("self",)) if lock else rows_other).order_by("pk"):
+            facts = ProcedureFacts(
+                other.pk, other.kind, other.status == FlowStatus.OPEN, other.state, other.secret_state
+            )
+            others.append(facts)
     open_rolls: list[StoredRoll] = []
     if reads.open_rolls:
-        rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True)
+        rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True).annotate(
+            revealed=Exists(RollReveal.objects.filter(roll=OuterRef("pk")))
+        )
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
+    earlier: list[EarlierProcedure] = []
+    if reads.earlier_procedures:
+        rows_earlier = (
+            Flow.objects.filter(scene_id=scene.pk, pk__lt=flow.pk) if flow and flow.pk else Flow.objects.none()
+        )
+        earlier = [EarlierProcedure(f.pk, f.kind, f.status, dict(f.state)) for f in rows_earlier.order_by("-pk")[:20]]
     return Table(
         campaign_id=campaign.pk,
         scene_id=scene.pk,
@@ -136,6 +163,8 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         board=board,
         rules_state=rules_state,
         open_rolls=open_rolls,
+        earlier=earlier,
+        procedures=others,
     )
 
 
@@ -230,6 +259,10 @@ def _apply(
 ) -> None:
     """Store and apply what a step produced. ``table``: what the step read (names for the waiting line)."""
     _adopt(flow, outcome.adopt)
+    for roll_id in outcome.reveal:
+        sealed = Roll.objects.select_related("roller").get(pk=roll_id, flow=flow)
+        # The rules reveal it, in the name of the GM who rolled it sealed.
+        reveal_roll(actor=sealed.roller, roll=sealed)
     for op in outcome.ledger:
         character = Character.objects.get(pk=op.character_id) if op.character_id else None
         apply_operation(
@@ -266,6 +299,8 @@ def _apply(
         )
     for change in outcome.board:
         _apply_board(actor, flow, change)
+    for other in outcome.others:
+        _apply_other(actor, flow, table, other)
     _record(flow, procedure, table, outcome, step_row)
     flow.state = outcome.state.model_dump(mode="json")
     if outcome.secret is not None:
@@ -282,6 +317,34 @@ def _apply(
             {"scene_id": flow.scene_id, "flow_id": flow.pk, "state": flow.status},
         ),
         flow_audience(flow),
+    )
+
+
+def _apply_other(actor: User, flow: Flow, table: Table, change: OtherProcedure) -> None:
+    """A step's change to another procedure it read (and so locked): its state, its log, its record."""
+    if not any(p.id == change.procedure_id for p in table.procedures):
+        raise ValueError(f"procedure {change.procedure_id} was not read by this step")
+    other = Flow.objects.select_related("campaign").get(pk=change.procedure_id)
+    procedure = registry.plugin(other.campaign.ruleset).procedure(other.kind)
+    other.state = change.state
+    if change.secret is not None:
+        other.secret_state = change.secret
+    if change.closes is not None:
+        other.status = FlowStatus.SETTLED if change.closes == "settled" else FlowStatus.CANCELLED
+        other.settled_at = timezone.now()
+    other.waiting_for = (
+        {} if change.closes else waiting_json(procedure.waiting(procedure.load_state(other.state), table))
+    )
+    other.save()
+    step_row = FlowStep.objects.create(flow=other, step=change.step, actor=actor, params={"by_procedure": flow.pk})
+    _record(other, procedure, table, Outcome(state=procedure.load_state(other.state), record=change.record), step_row)
+    publish(
+        Event(
+            EventType.FLOW_CHANGED,
+            other.campaign_id,
+            {"scene_id": other.scene_id, "flow_id": other.pk, "state": other.status},
+        ),
+        flow_audience(other),
     )
 
 
@@ -339,10 +402,6 @@ def start_procedure(
     writers = list(scene.writers.values_list("id", flat=True))
     if not policy.may_write_scene(viewer, scene, readers, writers):
         raise PermissionDenied(_("No puedes abrir un procedimiento en esta escena."))
-    if not isinstance(procedure, Procedure):
-        from rolls import flows
-
-        return flows.legacy_start(actor=actor, scene=scene, kind=kind, params=params, post=post, dice=dice)
     opening: Opening[Any, Any] = procedure.opening
     chosen = parse_params(opening.params, params or {})
     source = dice or SystemDice()
@@ -382,10 +441,6 @@ def take_step(
                 if earlier is not None:
                     return _replayed(viewer, locked, earlier, digest)
             procedure = registry.plugin(locked.campaign.ruleset).procedure(locked.kind)
-            if not isinstance(procedure, Procedure):
-                from rolls import flows
-
-                return flows.legacy_step(actor, locked, viewer, step, params, idempotency_key, digest, post, dice)
             return _step(actor, locked, viewer, procedure, step, params, idempotency_key, digest, post, dice)
     except IntegrityError:
         # Two identical requests raced past the check: the other one won; answer as its replay.

@@ -15,7 +15,6 @@ from campaigns import policy
 from campaigns import selectors as campaign_selectors
 from campaigns.models import Membership, Post, Role, Scene
 from campaigns.policy import AnyUser, Viewer
-from rolls import flows
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp
 from rulesets import registry
 from rulesets.kit.procedures import Choice, Procedure, Waiting, waiting_entries
@@ -146,6 +145,7 @@ class ActionView:
     label: str
     form: str | None
     choices: Mapping[str, Sequence[Choice]]
+    blocked: str = ""  # why the rules refuse it right now: shown disabled, with this reason
 
 
 @dataclass(frozen=True)
@@ -216,19 +216,22 @@ def _actions(viewer: Viewer, flow: Flow, waiting: list[Waiting], table: Any, lan
     procedure = registry.plugin(flow.campaign.ruleset).procedures.get(flow.kind)
     if procedure is None:
         return []
-    if not isinstance(procedure, Procedure):  # an old-style handler: only the awaited step, as before
-        handler = flows.flow_kind(flow.campaign.ruleset, flow.kind)
-        return [
-            ActionView(w.step, w.label.get(lang), None, {})
-            for w in waiting[:1]
-            if _may(viewer, lambda w=w: handler.actors(flow, w.step))
-        ]
     state = procedure.load_state(flow.state)
+    loaded: list[Any] = []
+
+    def table_once() -> Any:  # read the scene once, and only when a step needs it
+        if not loaded:
+            loaded.append(table())
+        return loaded[0]
+
     offered = []
     for step, actors in procedure.offered(state):
         if policy.may_act_in_flow(viewer, actors):
-            choices = step.choices(state, table(), viewer) if step.choices is not None else {}
-            offered.append(ActionView(step.key, str(step.label), step.form, choices))
+            choices = step.choices(state, table_once(), viewer) if step.choices is not None else {}
+            blocked = step.blocked(state, table_once()) if step.blocked is not None else None
+            offered.append(
+                ActionView(step.key, str(step.label), step.form, choices, blocked.get(lang) if blocked else "")
+            )
     return offered
 
 

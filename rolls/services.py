@@ -174,21 +174,19 @@ def create_post_with_rolls(
     if len(idempotency_key) > MAX_KEY_LENGTH:
         raise ValidationError({"idempotency_key": _("Como mucho 80 caracteres.")})
     digest = post_request_digest(scene.pk, rolls, post_fields) if idempotency_key else ""
+    # Reads, checks and Markdown before the transaction: on SQLite its IMMEDIATE write lock is held only
+    # for the writes (eight writers then do not queue behind each other's rendering).
+    viewer = policy.viewer_for(author, scene.campaign)
+    if idempotency_key:
+        earlier = _replayed_post(author, scene, viewer, idempotency_key, digest)
+        if earlier is not None:
+            return earlier
+    prepared = campaign_services.prepare_post(
+        author=author, scene=scene, viewer=viewer, idempotency_key=idempotency_key, request_digest=digest, **post_fields
+    )
     try:
         with transaction.atomic():
-            viewer = policy.viewer_for(author, scene.campaign)
-            if idempotency_key:
-                earlier = _replayed_post(author, scene, viewer, idempotency_key, digest)
-                if earlier is not None:
-                    return earlier
-            post = campaign_services.write_post(
-                author=author,
-                scene=scene,
-                viewer=viewer,
-                idempotency_key=idempotency_key,
-                request_digest=digest,
-                **post_fields,
-            )
+            post = campaign_services.insert_post(prepared)
             for position, spec in enumerate(rolls):
                 # One event per post: its post.created reaches everyone who may see its rolls. A secret roll
                 # also tells the GMs (their dashboards list secret rolls), as its own GM-only event.

@@ -27,7 +27,7 @@ from campaigns import selectors as campaign_selectors
 from campaigns.models import Scene
 from campaigns.policy import Viewer
 from campaigns.views.common import is_htmx, user_of
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow
 from rolls.runner import IdempotencyConflict
 from rolls.selectors import flow_for, flow_views, opening_choices, roll_for, scene_flows
@@ -155,7 +155,7 @@ def flow_start(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     scene, viewer, readers, writers = campaign_selectors.scene_for(request.user, pk)
     error = None
     try:
-        flows.start_flow(actor=user_of(request), scene=scene, kind=kind, params=form_params(request.POST))
+        runner.start_procedure(actor=user_of(request), scene=scene, kind=kind, params=form_params(request.POST))
     except (ValidationError, PermissionDenied, RulesError) as exc:
         error = error_text(exc, language())
     if not is_htmx(request):
@@ -173,7 +173,7 @@ def flow_step(request: HttpRequest, pk: int, step: str) -> HttpResponse:
     flow, scene, viewer, _readers, _writers = flow_for(request.user, pk)
     error = None
     try:
-        flow = flows.take_step(
+        flow = runner.take_step(
             actor=user_of(request),
             flow=flow,
             step=step,

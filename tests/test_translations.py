@@ -367,7 +367,7 @@ def test_player_sees_english_home_and_whats_new(table) -> None:
 
 @pytest.mark.django_db
 def test_fate_accelerated_sheet_in_english() -> None:
-    from tests.characters.fate_accelerated_fixtures import build_fae
+    from rulesets.fate_accelerated.tests.sheet_fixtures import build_fae
 
     fae = build_fae(rules_settings={"gm_fate_point_pool": True})
     client = english_client(fae.player)

@@ -32,6 +32,10 @@ elif not DEBUG:
             "python -c 'import secrets; print(secrets.token_urlsafe(50))'"
         )
 
+# Sealed values (tintero.sealing): base64url 32-byte keys, comma-separated; the first seals, every one opens
+# (rotation). Unset: derived from SECRET_KEY (and SECRET_KEY_FALLBACKS) with HKDF, never SECRET_KEY itself.
+TINTERO_SEALING_KEYS = env_list("TINTERO_SEALING_KEYS", [])
+
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from characters.bindings.dont_rest_your_head import BINDING as SHEET_BINDING
-from characters.sheetforms.dont_rest_your_head import SheetForm
-from rolls.bindings.dont_rest_your_head import BINDING as ROLL_BINDING
-from rolls.builders.dont_rest_your_head import RollBuilderForm
-from rolls.flowkinds.dont_rest_your_head import FLOW_KINDS
+from rulesets.dont_rest_your_head.builder import RollBuilderForm
+from rulesets.dont_rest_your_head.procedures.breather import BREATHER
+from rulesets.dont_rest_your_head.procedures.conflict import CONFLICT
+from rulesets.dont_rest_your_head.procedures.recovery import RECOVERY
+from rulesets.dont_rest_your_head.rolls import BINDING as ROLL_BINDING
+from rulesets.dont_rest_your_head.sheet import BINDING as SHEET_BINDING
+from rulesets.dont_rest_your_head.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.dont_rest_your_head import RULESET
 
@@ -17,15 +19,18 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures={CONFLICT.key: CONFLICT, BREATHER.key: BREATHER, RECOVERY.key: RECOVERY},
+    urls="rulesets.dont_rest_your_head.urls",
     templates=RulesetTemplates(
-        sheet="characters/sheets/dont_rest_your_head.html",
-        pools="characters/pools/dont_rest_your_head.html",
-        sheet_form="characters/sheetforms/dont_rest_your_head.html",
-        builder="rolls/builders/dont_rest_your_head.html",
-        start="rolls/flows/dont_rest_your_head/_start.html",
+        sheet="dont_rest_your_head/sheet.html",
+        pools="dont_rest_your_head/pools.html",
+        sheet_form="dont_rest_your_head/sheet_form.html",
+        builder="dont_rest_your_head/builder.html",
+        start="dont_rest_your_head/flows/start.html",
         procedures={
-            "conflict": "rolls/flows/dont_rest_your_head/conflict.html",
+            CONFLICT.key: "dont_rest_your_head/flows/conflict.html",
+            BREATHER.key: "dont_rest_your_head/flows/breather.html",
+            RECOVERY.key: "dont_rest_your_head/flows/breather.html",  # the record says it all
         },
     ),
 )

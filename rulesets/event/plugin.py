@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from characters.bindings.event import BINDING as SHEET_BINDING
-from characters.sheetforms.event import SheetForm
-from rolls.bindings.event import BINDING as ROLL_BINDING
-from rolls.builders.event import RollBuilderForm
-from rolls.flowkinds.event import FLOW_KINDS
+from rulesets.event.builder import RollBuilderForm
+from rulesets.event.procedures.action import ACTION_PROCEDURE
+from rulesets.event.procedures.desafio import DESAFIO
+from rulesets.event.procedures.reaction import REACTION
+from rulesets.event.rolls import BINDING as ROLL_BINDING
+from rulesets.event.sheet import BINDING as SHEET_BINDING
+from rulesets.event.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.event import RULESET
 
@@ -17,17 +19,18 @@ PLUGIN = RulesetPlugin(
     sheet_form=SheetForm,
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures={"action": ACTION_PROCEDURE, "desafio": DESAFIO, "reaction": REACTION},
     templates=RulesetTemplates(
-        sheet="characters/sheets/event.html",
-        pools="characters/pools/event.html",
-        sheet_form="characters/sheetforms/event.html",
-        builder="rolls/builders/event.html",
-        start="rolls/flows/event/_start.html",
+        sheet="event/sheet.html",
+        pools="event/pools.html",
+        sheet_form="event/sheet_form.html",
+        builder="event/builder.html",
+        start="event/procedures/_start.html",
         procedures={
-            "action": "rolls/flows/event/action.html",
-            "desafio": "rolls/flows/event/desafio.html",
-            "reaction": "rolls/flows/event/reaction.html",
+            "action": "event/procedures/action.html",
+            "desafio": "event/procedures/desafio.html",
+            "reaction": "event/procedures/reaction.html",
         },
     ),
+    urls="rulesets.event.urls",
 )

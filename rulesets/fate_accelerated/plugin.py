@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from characters.bindings.fate_accelerated import BINDING as SHEET_BINDING
-from characters.sheetforms.fate_accelerated import SheetForm
-from rolls.bindings.fate_accelerated import BINDING as ROLL_BINDING
-from rolls.builders.fate_accelerated import RollBuilderForm
-from rolls.flowkinds.fate_accelerated import FLOW_KINDS
+from rulesets.fate_accelerated.builder import RollBuilderForm
+from rulesets.fate_accelerated.procedures.action import ACTION
+from rulesets.fate_accelerated.procedures.compel import COMPEL
+from rulesets.fate_accelerated.procedures.concession import CONCESSION
+from rulesets.fate_accelerated.rolls import BINDING as ROLL_BINDING
+from rulesets.fate_accelerated.sheet import BINDING as SHEET_BINDING
+from rulesets.fate_accelerated.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.fate_accelerated import RULESET
 
@@ -18,17 +20,17 @@ PLUGIN = RulesetPlugin(
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
     scene_aspects=True,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures={"action": ACTION, "compel": COMPEL, "concession": CONCESSION},
     templates=RulesetTemplates(
-        sheet="characters/sheets/fate_accelerated.html",
-        pools="characters/pools/fate_accelerated.html",
-        sheet_form="characters/sheetforms/fate_accelerated.html",
-        builder="rolls/builders/fate_accelerated.html",
-        start="rolls/flows/fate_accelerated/_start.html",
+        sheet="fate_accelerated/sheet.html",
+        pools="fate_accelerated/pools.html",
+        sheet_form="fate_accelerated/sheet_form.html",
+        builder="fate_accelerated/builder.html",
+        start="fate_accelerated/flows/_start.html",
         procedures={
-            "action": "rolls/flows/fate_accelerated/action.html",
-            "compel": "rolls/flows/fate_accelerated/compel.html",
-            "concession": "rolls/flows/fate_accelerated/concession.html",
+            "action": "fate_accelerated/flows/action.html",
+            "compel": "fate_accelerated/flows/compel.html",
+            "concession": "fate_accelerated/flows/concession.html",
         },
     ),
 )

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from characters.bindings.fate_sotc import BINDING as SHEET_BINDING
-from characters.sheetforms.fate_sotc import SheetForm
-from rolls.bindings.fate_sotc import BINDING as ROLL_BINDING
-from rolls.builders.fate_sotc import RollBuilderForm
-from rolls.flowkinds.fate_sotc import FLOW_KINDS
+from rulesets.fate_sotc.builder import RollBuilderForm
+from rulesets.fate_sotc.procedures import PROCEDURES
+from rulesets.fate_sotc.rolls import BINDING as ROLL_BINDING
+from rulesets.fate_sotc.sheet import BINDING as SHEET_BINDING
+from rulesets.fate_sotc.sheet_form import SheetForm
 from rulesets.registry import RulesetPlugin, RulesetTemplates
 from systems.fate_sotc import RULESET
 
@@ -18,19 +18,19 @@ PLUGIN = RulesetPlugin(
     rolls=ROLL_BINDING,
     builder=RollBuilderForm,
     scene_aspects=True,
-    procedures=FLOW_KINDS,  # type: ignore[arg-type]  # old-style handlers until they become step tables
+    procedures=PROCEDURES,
     templates=RulesetTemplates(
-        sheet="characters/sheets/fate_sotc.html",
-        pools="characters/pools/fate_sotc.html",
-        sheet_form="characters/sheetforms/fate_sotc.html",
-        builder="rolls/builders/fate_sotc.html",
-        start="rolls/flows/fate_sotc/_start.html",
+        sheet="fate_sotc/sheet.html",
+        pools="fate_sotc/pools.html",
+        sheet_form="fate_sotc/sheet_form.html",
+        builder="fate_sotc/builder.html",
+        start="fate_sotc/procedures/_start.html",
         procedures={
-            "invocation": "rolls/flows/fate_sotc/invocation.html",
-            "compel": "rolls/flows/fate_sotc/compel.html",
-            "attack": "rolls/flows/fate_sotc/attack.html",
-            "advantage": "rolls/flows/fate_sotc/advantage.html",
-            "declaration": "rolls/flows/fate_sotc/declaration.html",
+            "invocation": "fate_sotc/procedures/invocation.html",
+            "compel": "fate_sotc/procedures/compel.html",
+            "attack": "fate_sotc/procedures/attack.html",
+            "advantage": "fate_sotc/procedures/advantage.html",
+            "declaration": "fate_sotc/procedures/declaration.html",
         },
     ),
 )

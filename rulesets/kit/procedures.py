@@ -116,6 +116,19 @@ Closing = Literal["settled", "cancelled"]
 
 
 @dataclass(frozen=True)
+class OtherProcedure:
+    """A change a step makes to another procedure it read (``Reads.procedures``, locked by the runner): an
+    Event action uses up a valued reaction. ``step`` names the row logged on that procedure."""
+
+    procedure_id: int
+    state: JSON
+    step: str
+    secret: JSON | None = None
+    closes: Closing | None = None
+    record: Sequence[RecordLine] = ()
+
+
+@dataclass(frozen=True)
 class Outcome(Generic[S]):
     """What a step (or the opening) produced; the runner stores and applies it in one transaction."""
 
@@ -127,7 +140,9 @@ class Outcome(Generic[S]):
     board: Sequence[BoardChange] = ()
     record: Sequence[RecordLine] = ()
     adopt: Sequence[int] = ()  # stored rolls (ids) this procedure takes as its own
+    reveal: Sequence[int] = ()  # its own GM-only rolls the rules now show to the table (a sealed roll)
     step_params: JSON | None = None  # what the step's row records instead of the params (a sealed value)
+    others: Sequence[OtherProcedure] = ()  # changes to other procedures the step read
 
 
 # --- What a step receives ------------------------------------------------------------------------
@@ -190,6 +205,9 @@ class Step(Generic[S, P]):
     waiting: Callable[[S, Table], Names] | None = None
     form: str | None = None
     choices: Callable[[S, Table, Viewer], Mapping[str, Sequence[Choice]]] | None = None
+    # Why the rules refuse the step right now although it is offered (an empty chest): the page shows it
+    # disabled with this reason instead of failing after the click. None: it may be taken.
+    blocked: Callable[[S, Table], Names | None] | None = None
 
 
 @dataclass(frozen=True)

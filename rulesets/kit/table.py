@@ -70,6 +70,7 @@ class StoredRoll:
     secret: JSON
     gm_only: bool
     label: str = ""
+    revealed: bool = False  # a GM revealed this secret roll (loaded for the scene's open rolls)
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,17 @@ class BoardAspect:
 
 
 @dataclass(frozen=True)
+class EarlierProcedure:
+    """A procedure opened earlier in the scene, as a step sees it (its public state only): some rules reach
+    back one action (FATE SotC's spin helps the very next action)."""
+
+    id: int
+    kind: str
+    status: str
+    state: JSON
+
+
+@dataclass(frozen=True)
 class Reads:
     """What a procedure's steps read besides the characters and the procedure's own rolls (always loaded).
 
@@ -93,6 +105,20 @@ class Reads:
     board: bool = False
     rules_state: bool = False
     open_rolls: bool = False
+    earlier_procedures: bool = False  # the scene's procedures opened before this one
+    # Kinds of the campaign's other procedures the steps read, locked (an Event action takes a reaction).
+    procedures: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProcedureFacts:
+    """Another procedure of the campaign, as stored, for a step that reads it (``Reads.procedures``)."""
+
+    id: int
+    kind: str
+    is_open: bool
+    state: JSON
+    secret: JSON
 
 
 @dataclass(frozen=True)
@@ -108,6 +134,8 @@ class Table:
     board: Mapping[int, BoardAspect] = field(default_factory=dict)
     rules_state: JSON = field(default_factory=dict)
     open_rolls: Sequence[StoredRoll] = ()  # newest first
+    earlier: Sequence[EarlierProcedure] = ()  # newest first (``Reads.earlier_procedures``)
+    procedures: Sequence[ProcedureFacts] = ()  # the other procedures of ``Reads.procedures``, oldest first
 
     def character(self, character_id: int | None) -> CharacterFacts:
         """An approved character of the campaign, or the one refusal for any other id."""

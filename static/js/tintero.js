@@ -19,23 +19,6 @@
     }
   });
 
-  // FATE Accelerated "absorb a hit": the form's inputs become the operation's JSON params.
-  document.addEventListener("input", function (event) {
-    var f = event.target && event.target.closest ? event.target.closest("form[data-absorb-owner]") : null;
-    if (!f) return;
-    var p = {owner: f.dataset.absorbOwner, attacker: "gm",
-      shifts: parseInt(f.querySelector("[data-p=shifts]").value, 10) || 1, slots: [], texts: {}};
-    var box = f.querySelector("[data-p=box]").value;
-    if (box) p.box = parseInt(box, 10);
-    f.querySelectorAll("[data-slot]").forEach(function (c) {
-      if (c.checked) {
-        p.slots.push(c.dataset.slot);
-        p.texts[c.dataset.slot] = f.querySelector("[data-text=" + c.dataset.slot + "]").value;
-      }
-    });
-    f.elements.params.value = JSON.stringify(p);
-  });
-
   // Show only the fields that matter for the chosen option.
   function selected(form, name) {
     var checked = form.querySelector("[name='" + name + "']:checked");
@@ -109,10 +92,14 @@
   window.tinteroRollKinds = true;
   function syncRollKinds() {
     document.querySelectorAll("[data-roll-builder]").forEach(function (box) {
-      var select = box.querySelector("[data-kind-field] select");
+      // The kind's select: named on the builder (data-kind-field="<name>") or inside a marked field.
+      var select = box.dataset.kindField
+        ? box.querySelector("[name='" + box.dataset.kindField + "']")
+        : box.querySelector("[data-kind-field] select");
       var kind = select ? select.value : "";
-      box.querySelectorAll("[data-roll-kinds]").forEach(function (field) {
-        field.hidden = !kind || field.dataset.rollKinds.split(" ").indexOf(kind) < 0;
+      box.querySelectorAll("[data-roll-kinds], [data-kinds]").forEach(function (field) {
+        var kinds = (field.dataset.rollKinds || field.dataset.kinds || "").split(" ");
+        field.hidden = !kind || kinds.indexOf(kind) < 0;
       });
     });
   }

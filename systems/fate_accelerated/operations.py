@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from systems.errors import RulesError
 from systems.fate_accelerated import consequences, fate_points, scenes, stress
@@ -42,6 +42,23 @@ class AbsorbHitParams(_Params):
     texts: dict[Severity, str] = {}
     moment: Moment | None = None
     source: str | None = None
+    # The same texts as flat fields, one per slot, for a plain form (no JSON to build): folded into ``texts``.
+    text_mild: str = Field("", max_length=200)
+    text_moderate: str = Field("", max_length=200)
+    text_severe: str = Field("", max_length=200)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fold_flat_texts(cls, data: Any) -> Any:
+        if not isinstance(data, dict) or not any(f"text_{s.value}" in data for s in Severity):
+            return data
+        data = dict(data)
+        texts = dict(data.get("texts") or {})
+        for severity in Severity:
+            text = data.pop(f"text_{severity.value}", "")
+            if isinstance(text, str) and text.strip():
+                texts.setdefault(severity.value, text.strip())
+        return {**data, "texts": texts}
 
 
 class ConcedeParams(_Params):

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from systems.fate_sotc.aspects import Aspect, expire_free_invocations
+from systems.fate_sotc.aspects import Aspect, Origin, Persistence, expire_free_invocations
 from systems.fate_sotc.consequences import (
     TAKEN_OUT,
     Consequence,
@@ -214,6 +214,27 @@ def add_temporary_aspect(sheet: Sheet, params: AddAspectParams, settings: BaseMo
     return sheet.model_copy(update={"temporary_aspects": (*sheet.temporary_aspects, params.aspect)})
 
 
+class PlaceAspectParams(_Params):
+    """A temporary aspect the GM writes on a sheet by hand (a form's flat fields: its words and kind)."""
+
+    text: str = Field(min_length=1, max_length=120)
+    sticky: bool = False
+
+
+def place_temporary_aspect(sheet: Sheet, params: PlaceAspectParams, settings: BaseModel | None = None) -> Sheet:
+    """Add a temporary aspect from its words: a fresh id on the sheet, fragile unless sticky, no free
+    invocation (those come from a maneuver, §4.5)."""
+    taken = {a.id for a in sheet.temporary_aspects}
+    number = next(n for n in range(1, len(taken) + 2) if f"temporal-{n}" not in taken)
+    aspect = Aspect(
+        id=f"temporal-{number}",
+        text=params.text.strip(),
+        origin=Origin.GM,
+        persistence=Persistence.STICKY if params.sticky else Persistence.FRAGILE,
+    )
+    return sheet.model_copy(update={"temporary_aspects": (*sheet.temporary_aspects, aspect)})
+
+
 class AspectIdParams(_Params):
     aspect_id: str
 
@@ -369,6 +390,13 @@ def build_operations() -> tuple[Operation, ...]:
             "Add a temporary aspect",
             AddAspectParams,
             add_temporary_aspect,
+        ),
+        _op(
+            "place_temporary_aspect",
+            "Escribir un aspecto temporal",
+            "Write a temporary aspect",
+            PlaceAspectParams,
+            place_temporary_aspect,
         ),
         _op(
             "remove_temporary_aspect",

@@ -1,4 +1,5 @@
-"""Text to AST: a length check, a cached lark LALR parse, and the static caps check.
+"""Text to AST: a length check, a cached parse (a hand-written reader for the common forms, lark's LALR
+parser for the rest and for every error), and the static caps check.
 
 ``parse`` is what callers use. It refuses over-long text before touching the parser, then looks the
 text up in an LRU cache of already parsed and checked notations (forum players repeat the same few
@@ -15,6 +16,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from systems.errors import RulesError
 from systems.generic.ast import BinaryOp, Compare, Constant, Dice, Negate, Node, Notation, Part, Select
+from systems.generic.fastparse import dice_node, parse_simple
 from systems.generic.grammar import GRAMMAR
 from systems.generic.limits import check_length, check_notation, check_tokens
 
@@ -54,12 +56,20 @@ def parse_cache_info() -> Any:
 @lru_cache(maxsize=PARSE_CACHE_SIZE)
 def _parse_checked(text: str) -> Notation:
     check_tokens(text)
+    # What players write, read by hand (tens of microseconds); anything else, and every error, by lark.
+    notation = parse_simple(text)
+    if notation is None:
+        notation = _parse_lark(text)
+    check_notation(notation)
+    return notation
+
+
+def _parse_lark(text: str) -> Notation:
     try:
         # The transformer runs inside the parser: what comes back is the Notation, not a tree.
         notation: Notation = _parser().parse(text)  # type: ignore[assignment]
     except UnexpectedInput as exc:
         raise _syntax_error(text, exc) from None
-    check_notation(notation)
     return notation
 
 
@@ -187,24 +197,7 @@ class _AstBuilder(Transformer):
                     modifier=kind,
                 )
             modifiers[kind] = value
-        low, high = (-1, 1) if sides == "F" else (1, sides)
-        reroll_repeat, reroll = modifiers.get("reroll", (False, None))
-        if "reroll" in modifiers and reroll is None:
-            # Bare ``r`` rerolls the lowest face; Fudge's -1 is written ``<0`` (no negative numbers).
-            reroll = Compare("<", 0) if sides == "F" else Compare("=", low)
-        explode = modifiers.get("explode")
-        if "explode" in modifiers and explode is None:
-            explode = Compare("=", high)  # bare ``!`` explodes on the highest face
-        return Dice(
-            count=count,
-            sides=sides,
-            reroll=reroll,
-            reroll_repeat=reroll_repeat,
-            explode=explode,
-            select=modifiers.get("select"),
-            success=modifiers.get("success"),
-            failure=modifiers.get("failure"),
-        )
+        return dice_node(count, sides, modifiers)
 
 
 def _count(children: list[Token]) -> int:

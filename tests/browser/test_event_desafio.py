@@ -16,12 +16,12 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_two_players_commit_sealed_splits_then_the_reveal(page_for: Callable[..., Any]) -> None:
-    from rolls import flows
+    from rolls import runner
     from rolls.models import Flow
-    from tests.rolls.event_fixtures import build_event_roll_table
+    from rulesets.event.tests.roll_fixtures import build_event_roll_table
 
     t = build_event_roll_table(prefix="br_")
-    flow = flows.start_flow(
+    flow = runner.start_procedure(
         actor=t.gm,
         scene=t.scene,
         kind="desafio",

@@ -257,7 +257,7 @@ def test_npcs_and_pools_panels(seeded: Seeded) -> None:
 
 
 def test_fate_accelerated_pools_and_npc_controls() -> None:
-    from tests.characters.fate_accelerated_fixtures import build_fae
+    from rulesets.fate_accelerated.tests.sheet_fixtures import build_fae
 
     t = build_fae(rules_settings={"gm_fate_point_pool": True})
     client = client_for(t.gm)

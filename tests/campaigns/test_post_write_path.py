@@ -73,3 +73,27 @@ def test_a_rolled_back_change_numbers_nothing(table: Table, django_capture_on_co
     with django_capture_on_commit_callbacks(execute=True), pytest.raises(ValidationError):
         services.create_post(author=table.player, scene=table.scene, body="x", recipients=Recipients.WHISPER)
     assert last_seq(table.campaign.pk) == before
+
+
+def test_an_event_stranded_by_a_crash_is_numbered_later(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The process dies between COMMIT and the numbering: the post exists, its event has no seq. The periodic
+    sweep (the sockets' heartbeat task runs it) numbers it, so resyncing clients still learn of it."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from campaigns import events
+
+    sent: list[int] = []
+    monkeypatch.setattr(events, "_send", lambda campaign_id, message: sent.append(message["seq"]))
+    before = last_seq(table.campaign.pk)
+    post = services.create_post(author=table.player, scene=table.scene, body="sin número")  # on_commit never ran
+    row = CampaignEventLog.objects.get(type="post.created", data__post_id=post.pk)
+    assert row.seq is None
+    assert events.number_stranded_events() == 0  # too recent: its own after-commit step may still run
+    CampaignEventLog.objects.filter(seq__isnull=True).update(created_at=timezone.now() - timedelta(minutes=5))
+    numbered = events.number_stranded_events(limit=1000)
+    row.refresh_from_db()
+    assert numbered >= 1 and row.seq is not None and row.seq > before
+    assert row.seq in sent
+    assert events.number_stranded_events() == 0  # nothing is numbered twice

@@ -15,8 +15,8 @@ from campaigns import policy, services
 from campaigns.models import Post
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus
+from rulesets.fate_sotc.tests.scene_fixtures import SotcScene, build_scene, fp, start, step
 from tests.personas import Table
-from tests.rolls.fate_sotc_fixtures import SotcScene, build_scene, fp, start, step
 
 pytestmark = pytest.mark.django_db
 
@@ -77,7 +77,7 @@ def s(db: None) -> SotcScene:
 
 def _compel(s: SotcScene) -> Flow:
     flow = start(s.gm, s.scene, "compel", character=s.t.hero.pk, aspect="Demasiado orgullosa", kind="gm")
-    assert flow.waiting_for["users"] == [s.t.player.pk]
+    assert flow.waiting_for["steps"][0]["users"] == [s.t.player.pk]
     services.remove_member(actor=s.gm, campaign=s.t.campaign, user=s.t.player)
     return flow
 

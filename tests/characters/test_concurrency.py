@@ -17,8 +17,8 @@ from django.db import connection, connections
 
 from characters import services
 from characters.models import CampaignRulesState, Character, LedgerEntry
+from rulesets.fate_accelerated.tests.sheet_fixtures import FaeTable, build_fae
 from systems.errors import RulesError
-from tests.characters.fate_accelerated_fixtures import FaeTable, build_fae
 
 pytestmark = [
     pytest.mark.services,

@@ -126,13 +126,15 @@ class RollBuilderForm(forms.Form):
         *,
         prefix: str = "roll",
         characters: Iterable[Character] = (),
-        is_gm: bool = False,
+        powers: policy.RollPowers | None = None,
+        default_character: int | None = None,
         settings: Any = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(data, prefix=prefix, **kwargs)
         character: Any = self.fields["character"]
         character.choices = [(c.pk, c.name) for c in characters]
+        character.initial = default_character
 
     def roll_specs(self) -> list[RollSpec]:
         call = self.cleaned_data.get("call")

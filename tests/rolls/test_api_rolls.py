@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from campaigns.models import Post, Recipients
-from rolls import flows
+from rolls import runner
 from rolls.models import FlowStep, Roll, RollFollowUp, RollReveal
 from rulesets.kit.procedures import Procedure
 from systems.dice import ScriptedDice
@@ -246,7 +246,7 @@ def test_posts_with_rolls_and_flows_lists_do_not_grow(table: Table, duel: Proced
             post = roll_post(table.player, table.scene, "2d6", [i % 6 + 1, 2])
             RollFollowUp.objects.create(roll=post.rolls.get(), kind="note", actor=table.gm, summary_es="n")
             flow = start_duel(table)
-            flows.take_step(actor=table.player, flow=flow, step="player_roll", dice=ScriptedDice([3]))
+            runner.take_step(actor=table.player, flow=flow, step="player_roll", dice=ScriptedDice([3]))
 
     client = api(table.player)
     urls = [f"/api/scenes/{table.scene.pk}/posts/", f"/api/scenes/{table.scene.pk}/flows/?status=open"]

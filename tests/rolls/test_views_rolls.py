@@ -15,7 +15,7 @@ import tintero.urls
 from accounts.models import User
 from campaigns import services
 from campaigns.models import Post, Voice
-from rolls import flows
+from rolls import runner
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import RollSpec, create_post_with_rolls
 from rulesets.kit.procedures import Procedure
@@ -159,7 +159,7 @@ def test_without_htmx_a_reveal_redirects_with_a_message(table: Table) -> None:
 
 
 def start_duel(table: Table) -> Flow:
-    return flows.start_flow(actor=table.gm, scene=table.scene, kind="duel", params={"player": table.player.pk})
+    return runner.start_procedure(actor=table.gm, scene=table.scene, kind="duel", params={"player": table.player.pk})
 
 
 def test_open_flows_say_what_they_wait_for_and_from_whom(table: Table, duel: Procedure[Any]) -> None:
@@ -216,7 +216,9 @@ def test_a_reader_cannot_open_a_flow_and_hidden_scenes_are_404(table: Table, due
     response = htmx(client_for(table.reader), f"/scenes/{table.scene.pk}/flows/duel/start/", {"player": "1"})
     assert "No puedes abrir" in response.content.decode() and not Flow.objects.exists()
     assert client_for(table.player2).get(f"/scenes/{table.listed_scene.pk}/flows/").status_code == 404
-    flow = flows.start_flow(actor=table.gm, scene=table.listed_scene, kind="duel", params={"player": table.player.pk})
+    flow = runner.start_procedure(
+        actor=table.gm, scene=table.listed_scene, kind="duel", params={"player": table.player.pk}
+    )
     assert client_for(table.player2).get(f"/flows/{flow.pk}/").status_code == 404
     assert htmx(client_for(table.player2), f"/flows/{flow.pk}/steps/player_roll/").status_code == 404
 
@@ -261,7 +263,7 @@ def test_flows_fragment_queries_do_not_grow(table: Table, duel: Procedure[Any]) 
     def open_flows(n: int) -> None:
         for _ in range(n):
             flow = start_duel(table)
-            flows.take_step(actor=table.player, flow=flow, step="player_roll", dice=ScriptedDice([4]))
+            runner.take_step(actor=table.player, flow=flow, step="player_roll", dice=ScriptedDice([4]))
 
     client = client_for(table.player)
     url = f"/scenes/{table.scene.pk}/flows/"

@@ -10,7 +10,6 @@ from accounts.apis import MeView, TokenDetailView, TokenListView, TokenView
 from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
-from characters import event_apis
 from record import apis as record
 from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
@@ -141,22 +140,4 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("scenes/<int:scene_id>/flows/", rolls.SceneFlowsView.as_view(), name="scene-flows"),
     path("flows/<int:flow_id>/", rolls.FlowDetailView.as_view(), name="flow"),
     path("flows/<int:flow_id>/steps/", rolls.FlowStepsView.as_view(), name="flow-steps"),
-    # Event's character creation: answers open to the table's veto.
-    path(
-        "characters/<int:character_id>/event-answers/",
-        event_apis.EventAnswerListView.as_view(),
-        name="event-answers",
-    ),
-    path("event-answers/<int:answer_id>/", event_apis.EventAnswerDetailView.as_view(), name="event-answer"),
-    path("event-answers/<int:answer_id>/vote/", event_apis.EventVoteView.as_view(), name="event-answer-vote"),
-    path(
-        "event-answers/<int:answer_id>/withdraw/", event_apis.EventWithdrawView.as_view(), name="event-answer-withdraw"
-    ),
-    path("event-answers/<int:answer_id>/defend/", event_apis.EventDefendView.as_view(), name="event-answer-defend"),
-    path("event-answers/<int:answer_id>/close/", event_apis.EventCloseView.as_view(), name="event-answer-close"),
-    path(
-        "event-answers/<int:answer_id>/reformulate/",
-        event_apis.EventReformulateView.as_view(),
-        name="event-answer-reformulate",
-    ),
 ]

@@ -1,1 +1,0 @@
-"""Transitional: each module here moves into its game's app under rulesets/."""

@@ -1,0 +1,1 @@
+"""No te Duermas procedures as step tables: the conflict (``conflict``), on the words of ``words``."""
