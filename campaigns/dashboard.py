@@ -304,7 +304,7 @@ def secret_rolls(campaigns: Sequence[Campaign], user_id: int, language: str = "e
     result: dict[int, list[RollView]] = {cid: [] for cid in by_id}
     rolls = (
         Roll.objects.filter(campaign_id__in=list(by_id), gm_only=True, reveal__isnull=True)
-        .select_related("reveal", "character", "roller", "scene", "post")
+        .select_related("reveal", "character", "roller", "scene", "post", "chain_link")
         .prefetch_related(
             Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
         )

@@ -65,6 +65,10 @@ class Campaign(StoredMarkdown):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Ended by a GM (record.services.archive_campaign): read-only for everyone, still readable and searchable;
+    # with whispers_revealed, every member reads the whispers too. On the row, so the policy needs no query.
+    archived_at = models.DateTimeField(_("archivada"), null=True, blank=True)
+    whispers_revealed = models.BooleanField(_("susurros revelados"), default=False)
 
     class Meta:
         ordering = ["-updated_at", "-id"]

@@ -11,10 +11,11 @@ A private campaign does not exist for an outsider: callers turn a failed ``may_v
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Protocol
+from typing import ParamSpec, Protocol
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -48,6 +49,9 @@ class Viewer:
     campaign_id: int
     campaign_public: bool
     role: str | None
+    # An ended campaign (read-only), and whether its GM showed the whispers to every member at the end.
+    archived: bool = False
+    whispers_revealed: bool = False
 
     @property
     def is_authenticated(self) -> bool:
@@ -79,6 +83,8 @@ def viewer_for(user: AnyUser | None, campaign: Campaign) -> Viewer:
         campaign_id=campaign.pk,
         campaign_public=campaign.visibility == Visibility.PUBLIC,
         role=role,
+        archived=campaign.archived_at is not None,
+        whispers_revealed=campaign.whispers_revealed,
     )
 
 
@@ -187,6 +193,8 @@ def may_see_post(viewer: Viewer, post: Post, whisper_ids: Iterable[int]) -> bool
         return False
     if post.author_id == viewer.user_id:
         return True
+    if post.recipients == Recipients.WHISPER and viewer.whispers_revealed and viewer.is_member:
+        return True  # an ended campaign whose GM showed its whispers to the whole table
     return post.recipients == Recipients.WHISPER and _listed(whisper_ids, viewer.user_id)
 
 
@@ -200,6 +208,8 @@ def visible_posts_q(viewer: Viewer) -> Q:
     whispered = Q(recipients=Recipients.WHISPER) & Q(
         Exists(Post.whisper_to.through.objects.filter(post_id=OuterRef("pk"), user_id=viewer.user_id))
     )
+    if viewer.whispers_revealed and viewer.is_member:
+        whispered = Q(recipients=Recipients.WHISPER)  # an ended campaign whose GM showed its whispers
     return alive & (Q(recipients=Recipients.EVERYONE) | Q(author_id=viewer.user_id) | whispered)
 
 
@@ -579,6 +589,8 @@ def viewer_with_role(user_id: int, campaign: Campaign, role: str | None) -> View
         campaign_id=campaign.pk,
         campaign_public=campaign.visibility == Visibility.PUBLIC,
         role=role or None,
+        archived=campaign.archived_at is not None,
+        whispers_revealed=campaign.whispers_revealed,
     )
 
 
@@ -745,3 +757,147 @@ def scene_lists_decide(viewer: Viewer, scene: Scene) -> bool:
     :func:`may_write_scene`: a signed-in viewer who is not a GM, in a scene with listed access. When not, the
     selector skips the query for the lists."""
     return viewer.user_id is not None and scene.access == SceneAccess.LISTED and not viewer.is_gm
+
+
+# --- The record: search across campaigns (record app) ----------------------------------------------------
+
+
+def searchable_posts_q(user_id: int | None, roles: Mapping[int, str], revealed: AbstractSet[int] = frozenset()) -> Q:
+    """Posts of every campaign the user may read, each only as far as they may see it (scenes, whispers,
+    GM-only posts): the rules of ``readable_scenes_q`` and ``visible_posts_q`` for a search across campaigns.
+
+    ``roles``: the user's role in each campaign they belong to; ``revealed``: those of them that ended with
+    their whispers shown to the table. The rules depend on these, not on which campaign, so the filter has one
+    branch per group (as the unread list does), not one per campaign.
+    """
+    by_role: dict[tuple[str, bool], list[int]] = {}
+    for campaign_id, role in roles.items():
+        by_role.setdefault((role, campaign_id in revealed), []).append(campaign_id)
+    member_q = Q(pk__in=[])
+    for (role, whispers_revealed), campaign_ids in by_role.items():
+        viewer = Viewer(user_id, campaign_ids[0], True, role, whispers_revealed=whispers_revealed)
+        member_q |= (
+            Q(scene__campaign_id__in=campaign_ids)
+            & scene_read_rule_q(role, user_id, scene_path="scene__")
+            & visible_posts_q(viewer)
+        )
+    outsider = Viewer(user_id, 0, True, None)
+    public_q = (
+        Q(scene__campaign__visibility=Visibility.PUBLIC)
+        & ~Q(scene__campaign_id__in=list(roles))
+        & scene_read_rule_q(None, user_id, scene_path="scene__")
+        & visible_posts_q(outsider)
+    )
+    return member_q | public_q
+
+
+def visible_rolls_q(gm_campaign_ids: Iterable[int]) -> Q:
+    """Rolls (of posts the viewer already sees) that the viewer may see, across campaigns: all of them where
+    the viewer is a GM, else those not secret or already revealed (``may_see_roll`` for querysets)."""
+    return Q(campaign_id__in=list(gm_campaign_ids)) | Q(gm_only=False) | Q(reveal__isnull=False)
+
+
+# --- The record: export and import of a whole campaign (record app) ------------------------------------
+
+
+def may_export_campaign(viewer: Viewer) -> bool:
+    """Download a campaign (archive or book): its GMs, and for a public campaign anyone who may read it. Each
+    part of the download still holds only what the exporter may read."""
+    return viewer.is_gm or (viewer.campaign_public and may_view_campaign(viewer))
+
+
+def may_see_step_params(viewer: Viewer, step_actor_id: int) -> bool:
+    """A procedure step's parameters (a sealed split): GMs, and whoever took the step."""
+    return may_see_flow_secret(viewer) or (viewer.user_id is not None and viewer.user_id == step_actor_id)
+
+
+def may_see_scene_lists(viewer: Viewer) -> bool:
+    """Who is listed to read and write a scene: the GMs who set it."""
+    return viewer.is_gm
+
+
+# --- The record: an archived (ended) campaign is read-only ----------------------------------------------------
+
+
+def may_archive_campaign(viewer: Viewer) -> bool:
+    """End the campaign (it becomes read-only, still readable and searchable): its GMs."""
+    return viewer.is_gm and not viewer.archived
+
+
+def may_reopen_campaign(viewer: Viewer) -> bool:
+    """Undo the end of a campaign: its GMs (the one write an archived campaign accepts)."""
+    return viewer.is_gm and viewer.archived
+
+
+_Answer = ParamSpec("_Answer")
+
+
+def _refused_when_archived(question: Callable[_Answer, bool]) -> Callable[_Answer, bool]:
+    @functools.wraps(question)
+    def asked(*args: _Answer.args, **kwargs: _Answer.kwargs) -> bool:
+        viewer = args[0] if args else kwargs["viewer"]
+        return not getattr(viewer, "archived", False) and question(*args, **kwargs)
+
+    return asked
+
+
+# Every question whose yes leads to a write: an archived campaign answers no to all of them, on pages, in the
+# API and in procedures alike (sockets only read). Rebound here, at the end, so the questions above stay as
+# they are; callers ask ``policy.<question>`` at call time and so get these. tests/record/test_archive.py
+# checks the list against every write service.
+WRITE_QUESTIONS = (
+    "may_manage_campaign",
+    "may_request_to_join",
+    "may_write_scene",
+    "may_edit_post",
+    "may_delete_post",
+    "may_post_with_voice",
+    "may_create_character",
+    "may_edit_character",
+    "may_approve_character",
+    "may_apply_operation",
+    "may_give_event_answer",
+    "may_vote_on_event_answer",
+    "may_close_event_answer_early",
+    "may_roll",
+    "may_reveal_roll",
+    "may_act_in_flow",
+    "may_run_gm_procedure",
+    "may_open_character_procedure",
+    "may_open_roll_window",
+    "may_roll_for_npc",
+    "may_pay_with_threat",
+    "may_replay_step",
+    "may_create_for_others",
+    "may_apply_any_operation",
+    "may_attach_ledger_to_post",
+    "may_nudge",
+    "may_request_roll",
+)
+may_manage_campaign = _refused_when_archived(may_manage_campaign)
+may_request_to_join = _refused_when_archived(may_request_to_join)
+may_write_scene = _refused_when_archived(may_write_scene)
+may_edit_post = _refused_when_archived(may_edit_post)
+may_delete_post = _refused_when_archived(may_delete_post)
+may_post_with_voice = _refused_when_archived(may_post_with_voice)
+may_create_character = _refused_when_archived(may_create_character)
+may_edit_character = _refused_when_archived(may_edit_character)
+may_approve_character = _refused_when_archived(may_approve_character)
+may_apply_operation = _refused_when_archived(may_apply_operation)
+may_give_event_answer = _refused_when_archived(may_give_event_answer)
+may_vote_on_event_answer = _refused_when_archived(may_vote_on_event_answer)
+may_close_event_answer_early = _refused_when_archived(may_close_event_answer_early)
+may_roll = _refused_when_archived(may_roll)
+may_reveal_roll = _refused_when_archived(may_reveal_roll)
+may_act_in_flow = _refused_when_archived(may_act_in_flow)
+may_run_gm_procedure = _refused_when_archived(may_run_gm_procedure)
+may_open_character_procedure = _refused_when_archived(may_open_character_procedure)
+may_open_roll_window = _refused_when_archived(may_open_roll_window)
+may_roll_for_npc = _refused_when_archived(may_roll_for_npc)
+may_pay_with_threat = _refused_when_archived(may_pay_with_threat)
+may_replay_step = _refused_when_archived(may_replay_step)
+may_create_for_others = _refused_when_archived(may_create_for_others)
+may_apply_any_operation = _refused_when_archived(may_apply_any_operation)
+may_attach_ledger_to_post = _refused_when_archived(may_attach_ledger_to_post)
+may_nudge = _refused_when_archived(may_nudge)
+may_request_roll = _refused_when_archived(may_request_roll)

@@ -44,6 +44,7 @@ from campaigns.models import (
 )
 from campaigns.stored_markdown import render_field
 from characters.models import Character
+from record.post_index import index_post
 from rulesets.registry import ruleset_choices
 
 CAMPAIGN_FIELDS = (
@@ -733,6 +734,7 @@ def insert_post(prepared: PreparedPost) -> Post:
     )
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
+    index_post(post)
     # Writing is reading: the author's own post never shows as unread to them.
     _upsert_read_mark(author.pk, scene.pk, post.pk)
     _publish_post(EventType.POST_CREATED, post, scene.campaign_id, whisper_ids)
@@ -779,6 +781,7 @@ def edit_post(*, actor: User, post: Post, body: str, notes: str | None = None) -
     post.edited_at = timezone.now()
     post.revision_count += 1  # the row is locked: the count stays exact without an aggregate on reads
     post.save()
+    index_post(post)
     _publish_post(EventType.POST_EDITED, post, post.scene.campaign_id)
     return post
 

@@ -50,7 +50,14 @@ def _memberships(user: User) -> list[Membership]:
 
 def _viewer(user: User, membership: Membership) -> Viewer:
     campaign = membership.campaign
-    return Viewer(user.pk, campaign.pk, campaign.visibility == Visibility.PUBLIC, membership.role)
+    return Viewer(
+        user.pk,
+        campaign.pk,
+        campaign.visibility == Visibility.PUBLIC,
+        membership.role,
+        archived=campaign.archived_at is not None,  # an ended campaign waits for nobody
+        whispers_revealed=campaign.whispers_revealed,
+    )
 
 
 def waiting_flows(user: User, memberships: list[Membership], language: str) -> list[FlowView]:

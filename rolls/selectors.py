@@ -64,7 +64,7 @@ def _follow_ups() -> Prefetch:
 
 
 def _shaped() -> Any:
-    return Roll.objects.select_related("reveal", "character", "roller").prefetch_related(_follow_ups())
+    return Roll.objects.select_related("reveal", "character", "roller", "chain_link").prefetch_related(_follow_ups())
 
 
 def rolls_for_posts(viewer: Viewer, post_ids: Iterable[int], language: str = "es") -> dict[int, list[RollView]]:
@@ -98,7 +98,7 @@ def roll_for(user: AnyUser | None, roll_id: int, lang: str) -> tuple[RollView, V
     """One roll as this viewer may see it: 404 when its scene, its post or the roll itself (a secret roll
     before its reveal) is hidden from them."""
     roll = (
-        Roll.objects.select_related("reveal", "character", "roller", "post")
+        Roll.objects.select_related("reveal", "character", "roller", "post", "chain_link")
         .prefetch_related(
             Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
         )
@@ -255,7 +255,7 @@ def _title(flow: Flow, lang: str) -> str:
 def _flow_rolls(viewers: Mapping[int, Viewer], lang: str) -> dict[int, list[RollView]]:
     rolls = list(
         Roll.objects.filter(flow_id__in=list(viewers))
-        .select_related("reveal", "character", "roller", "post")
+        .select_related("reveal", "character", "roller", "post", "chain_link")
         .prefetch_related(
             Prefetch("follow_ups", queryset=RollFollowUp.objects.select_related("actor", "character").order_by("id"))
         )

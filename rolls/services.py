@@ -23,6 +23,7 @@ from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Recipients, Scene, SceneAccess
 from characters.models import Character
 from characters.services import campaign_settings, pydantic_to_validation_error
+from record.chain import append_roll
 from rolls.models import Roll, RollReveal
 from rulesets import registry
 from rulesets.kit.rolls import RollBinding, RollSpec
@@ -98,6 +99,7 @@ def make_roll(
         gm_only=spec.gm_only,
         position=position,
     )
+    append_roll(roll)  # the campaign's verifiable roll log, in the roll's transaction
     if announce:
         publish(
             Event(

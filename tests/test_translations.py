@@ -188,6 +188,7 @@ SOURCE_DIRS = (
     "campaigns",
     "characters",
     "notifications",
+    "record",
     "rolls",
     "rulesets",
     "systems",

@@ -61,6 +61,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "taskqueue",
     "notifications",
+    "record",
     # The games: the registry, then one app per ruleset (adding a game is one line here).
     "rulesets",
     "rulesets.fate_sotc",

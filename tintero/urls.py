@@ -15,6 +15,7 @@ urlpatterns = [
     path("", include("notifications.urls")),
     path("", include("characters.urls")),
     path("", include("rolls.urls")),
+    path("", include("record.urls")),
     path("", include("campaigns.urls")),
     # Each game's own pages, when its plugin has any (rulesets.registry).
     *[path("", include(plugin.urls)) for plugin in registry.plugins().values() if plugin.urls],

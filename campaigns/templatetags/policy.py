@@ -24,6 +24,9 @@ _VIEWER_QUESTIONS: dict[str, Callable[[Viewer], bool]] = {
     "see_hidden_aspects": policy.may_see_hidden_aspect,
     "apply_any_operation": policy.may_apply_any_operation,
     "approve_characters": policy.may_approve_character,
+    "export_campaign": policy.may_export_campaign,
+    "archive_campaign": policy.may_archive_campaign,
+    "reopen_campaign": policy.may_reopen_campaign,
 }
 
 

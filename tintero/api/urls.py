@@ -11,6 +11,7 @@ from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
 from notifications import api as notifications
+from record import apis as record
 from rolls import apis as rolls
 from tintero.api.views import campaigns, posts, scenes
 from tintero.api.views.docs import OfflineRedocView
@@ -138,6 +139,14 @@ urlpatterns: list[URLPattern | URLResolver] = [
     ),
     path("campaigns/<int:campaign_id>/ledger/", characters.CampaignLedgerView.as_view(), name="campaign-ledger"),
     path("campaigns/<int:campaign_id>/pools/", characters.CampaignPoolsView.as_view(), name="campaign-pools"),
+    # The record: search (export, import, archive and the roll log below)
+    path("search/", record.SearchView.as_view(), name="search"),
+    path("campaigns/<int:campaign_id>/roll-log/", record.RollLogView.as_view(), name="roll-log"),
+    path("campaigns/<int:campaign_id>/export/", record.ExportView.as_view(), name="campaign-export"),
+    path("archive-schema/", record.ArchiveSchemaView.as_view(), name="archive-schema"),
+    path("campaigns/import/", record.ImportView.as_view(), name="campaign-import"),
+    path("campaigns/<int:campaign_id>/archive/", record.ArchiveView.as_view(), name="campaign-archive"),
+    path("campaigns/<int:campaign_id>/reopen/", record.ReopenView.as_view(), name="campaign-reopen"),
     # Rulesets (discovery)
     path("rulesets/", characters.RulesetListView.as_view(), name="rulesets"),
     path("rulesets/<str:key>/", characters.RulesetDetailView.as_view(), name="ruleset"),

@@ -1,0 +1,97 @@
+"""Writes and reads of the per-campaign roll chain (the arithmetic lives in record.rollchain)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from campaigns.models import Campaign
+from record.models import RollChain, RollLink
+from record.rollchain import GENESIS, commitment_of, link_hash
+from rolls.models import Roll
+
+
+def roll_content(roll: Roll) -> dict[str, Any]:
+    """The facts a link covers: what was asked (inputs), what came out (faces), by whom, for which post, when.
+    Ids are those of the campaign where the roll was made (an imported campaign keeps its original links)."""
+    return {
+        "roll": roll.pk,
+        "post": roll.post_id,
+        "scene": roll.scene_id,
+        "roller": roll.roller.username,
+        "character": roll.character.name if roll.character_id and roll.character else None,
+        "ruleset": roll.ruleset,
+        "kind": roll.kind,
+        "label": roll.label,
+        "request": roll.request,
+        "result": roll.result,
+        "gm_only": roll.gm_only,
+        "time": roll.created_at.isoformat(),
+    }
+
+
+def _locked_chain(campaign_id: int) -> RollChain:
+    chain = RollChain.objects.select_for_update().filter(campaign_id=campaign_id).first()
+    if chain is None:
+        try:
+            with transaction.atomic():
+                RollChain.objects.create(campaign_id=campaign_id, head=GENESIS)
+        except IntegrityError:
+            pass  # created by a concurrent roll: lock theirs
+        chain = RollChain.objects.select_for_update().get(campaign_id=campaign_id)
+    return chain
+
+
+@transaction.atomic
+def append_roll(roll: Roll) -> RollLink:
+    """Chain a roll just made (rolls.services.make_roll calls this in the roll's transaction)."""
+    chain = _locked_chain(roll.campaign_id)
+    return append_link(chain, roll, roll_content(roll), secrets.token_hex(16))
+
+
+def append_link(chain: RollChain, roll: Roll | None, content: dict[str, Any], salt: str) -> RollLink:
+    """Append one entry to a locked chain."""
+    seq = chain.length + 1
+    commitment = commitment_of(salt, content)
+    digest = link_hash(seq, chain.head, commitment)
+    link = RollLink.objects.create(
+        campaign_id=chain.campaign_id,
+        roll=roll,
+        seq=seq,
+        prev=chain.head,
+        salt=salt,
+        content=content,
+        commitment=commitment,
+        hash=digest,
+    )
+    chain.length, chain.head = seq, digest
+    chain.save(update_fields=["length", "head"])
+    return link
+
+
+def roll_facts(roll: Roll) -> dict[str, Any]:
+    """What a roll in an archive must share with its link (record.rollchain.ROLL_FACTS), and where it sits."""
+    link = getattr(roll, "chain_link", None)
+    return {
+        "ruleset": roll.ruleset,
+        "kind": roll.kind,
+        "label": roll.label,
+        "request": roll.request,
+        "result": roll.result,
+        "gm_only": roll.gm_only,
+        "roller": roll.roller.username,
+        "chain_seq": link.seq if link is not None else None,
+    }
+
+
+def stored_chain(campaign: Campaign) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Every link (all open) and every roll of a campaign as stored: what the verifier checks for a GM."""
+    links = RollLink.objects.filter(campaign=campaign).order_by("seq")
+    entries = [
+        {"seq": x.seq, "prev": x.prev, "commitment": x.commitment, "hash": x.hash, "salt": x.salt, "content": x.content}
+        for x in links
+    ]
+    rolls = Roll.objects.filter(campaign=campaign).select_related("roller", "chain_link").order_by("id")
+    return entries, [roll_facts(roll) for roll in rolls]

@@ -1,0 +1,94 @@
+"""The arithmetic of the per-campaign roll chain: canonical JSON and SHA-256. Standard library only, so the
+standalone verifier (docs/verify_rolls.py) computes exactly the same bytes.
+
+Each entry of a campaign's chain holds:
+- ``seq``: 1, 2, 3… in the order the rolls were made;
+- ``content``: the roll's canonical facts (inputs, faces, post, time, who rolled; see ``record.chain``);
+- ``salt``: 32 random hex digits;
+- ``commitment`` = sha256(salt + canonical(content)): what the chain covers. Salted, so an entry whose content
+  is hidden (a secret roll before its reveal, a roll in a whisper) gives nothing away, and opens when shown;
+- ``prev``: the previous entry's ``hash`` (64 zeros for the first);
+- ``hash`` = sha256(canonical({"seq", "prev", "commitment"})).
+Changing any roll's content, or the order of entries, breaks every hash from that link on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+GENESIS = "0" * 64
+
+
+def canonical(value: Any) -> bytes:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 (never \\u escapes), so anyone re-serializes the same bytes."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def commitment_of(salt: str, content: Any) -> str:
+    return hashlib.sha256(salt.encode("ascii") + canonical(content)).hexdigest()
+
+
+def link_hash(seq: int, prev: str, commitment: str) -> str:
+    return hashlib.sha256(canonical({"commitment": commitment, "prev": prev, "seq": seq})).hexdigest()
+
+
+# What a roll in an archive must share with its link's content (ids and times differ after an import).
+ROLL_FACTS = ("ruleset", "kind", "label", "request", "result", "gm_only", "roller")
+
+
+class Verdict:
+    """The outcome of a verification: ``broken_at`` is the first bad link's ``seq`` (None when all hold)."""
+
+    def __init__(self, checked: int, opened: int, broken_at: int | None = None, reason: str = "") -> None:
+        self.checked, self.opened, self.broken_at, self.reason = checked, opened, broken_at, reason
+
+    @property
+    def ok(self) -> bool:
+        return self.broken_at is None
+
+    def __str__(self) -> str:
+        if self.ok:
+            return f"OK: {self.checked} links verified, {self.opened} opened and matched"
+        return f"BROKEN at link {self.broken_at}: {self.reason}"
+
+
+def _entry_fault(entry: dict[str, Any], seq: int, prev: str, rolls_by_seq: dict[int, dict[str, Any]]) -> str:
+    if entry.get("seq") != seq:
+        return f"expected link {seq}, found {entry.get('seq')} (links missing or out of order)"
+    if entry.get("prev") != prev:
+        return "its previous hash is not the hash of the link before it"
+    if link_hash(seq, prev, str(entry.get("commitment"))) != entry.get("hash"):
+        return "its hash does not cover its commitment and previous hash"
+    content = entry.get("content")
+    if content is None:
+        return ""
+    if commitment_of(str(entry.get("salt")), content) != entry.get("commitment"):
+        return "its content does not open its commitment"
+    roll = rolls_by_seq.get(seq)
+    if roll is not None:
+        for fact in ROLL_FACTS:
+            if roll.get(fact) != content.get(fact):
+                return f"the stored roll's {fact} differs from what was chained"
+    return ""
+
+
+def verify(entries: Sequence[dict[str, Any]], rolls: Sequence[dict[str, Any]] = ()) -> Verdict:
+    """Recompute a chain in the order given and check each roll of ``rolls`` (archive rolls, each with its
+    ``chain_seq``) against its link. Stops at the first broken link."""
+    rolls_by_seq = {roll["chain_seq"]: roll for roll in rolls if roll.get("chain_seq")}
+    prev, opened = GENESIS, 0
+    for index, entry in enumerate(entries):
+        seq = index + 1
+        fault = _entry_fault(entry, seq, prev, rolls_by_seq)
+        if fault:
+            return Verdict(index, opened, seq, fault)
+        opened += entry.get("content") is not None
+        prev = str(entry["hash"])
+    chained = {entry.get("seq") for entry in entries}
+    for seq in sorted(rolls_by_seq):
+        if seq not in chained:
+            return Verdict(len(entries), opened, seq, "a roll names a link the chain does not have")
+    return Verdict(len(entries), opened)
