@@ -155,13 +155,18 @@ def scene_for(
     that shows the whole lists reads them with :func:`scene_lists`. ``for_thread``: also whether the scene
     has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them.
     """
+    from notifications.models import RollRequest, RollRequestStatus
     from rolls.models import Flow, FlowStatus
 
     user_id = user.pk if user is not None and user.is_authenticated else None
     scenes = Scene.objects.select_related("campaign").filter(pk=scene_id)
     if for_thread:
-        scenes = scenes.annotate(
-            has_open_flows=Exists(Flow.objects.filter(scene_id=OuterRef("pk"), status=FlowStatus.OPEN))
+        # The campaign's rules state (pools) comes with the scene: the procedures' start forms read it. So
+        # does whether the scene has open procedures or roll requests: a thread without any asks for none.
+        open_requests = RollRequest.objects.filter(scene_id=OuterRef("pk"), status=RollRequestStatus.OPEN)
+        scenes = scenes.select_related("campaign__rules_state").annotate(
+            has_open_flows=Exists(Flow.objects.filter(scene_id=OuterRef("pk"), status=FlowStatus.OPEN)),
+            has_open_roll_requests=Exists(open_requests),
         )
     if user_id is not None:
         role = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]

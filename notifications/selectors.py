@@ -135,7 +135,17 @@ def mention_names(scene: Scene, reader_ids: list[int], writer_ids: list[int]) ->
 
 def scene_roll_requests(viewer: policy.Viewer, scene: Scene) -> list[RollRequest]:
     """The open roll requests of a scene the viewer may see: all of them for a GM, their own characters'
-    for a player. One query."""
+    for a player. One query, kept on the scene for the rest of the page (the composer and the scene's
+    requests panel both ask)."""
+    if getattr(scene, "has_open_roll_requests", True) is False:  # known from the thread's scene query
+        return []
+    kept: dict[int | None, list[RollRequest]] = scene.__dict__.setdefault("_open_roll_requests", {})
+    if viewer.user_id not in kept:
+        kept[viewer.user_id] = _open_roll_requests(viewer, scene)
+    return kept[viewer.user_id]
+
+
+def _open_roll_requests(viewer: policy.Viewer, scene: Scene) -> list[RollRequest]:
     open_requests = RollRequest.objects.filter(scene=scene, status=RollRequestStatus.OPEN).select_related("character")
     if policy.may_request_roll(viewer):
         return list(open_requests)

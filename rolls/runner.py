@@ -123,12 +123,24 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     campaign = scene.campaign
     settings = campaign_settings(campaign)
     rules_state: JSON = {}
+    # A page's read (lock=False) reuses what the page already loaded: the rules state that came with the
+    # scene (selectors.scene_for) and the campaign's characters (selectors.load_campaign_characters).
+    loaded = campaign._state.fields_cache
     if reads.rules_state:
-        rows = CampaignRulesState.objects.filter(campaign=campaign)
-        row = (rows.select_for_update() if lock else rows).first()
+        if not lock and "rules_state" in loaded:
+            row = loaded["rules_state"]
+        else:
+            rows = CampaignRulesState.objects.filter(campaign=campaign)
+            row = (rows.select_for_update() if lock else rows).first()
         plugin = registry.plugin(campaign.ruleset)
         rules_state = dict(row.state) if row is not None else plugin.sheet.initial_campaign_state(settings)
-    characters = {c.pk: _character_facts(c) for c in Character.objects.filter(campaign=campaign).order_by("pk")}
+    prefetched = getattr(campaign, "_prefetched_objects_cache", {}).get("characters")
+    rows_characters = (
+        sorted(prefetched, key=lambda c: c.pk)
+        if not lock and prefetched is not None
+        else Character.objects.filter(campaign=campaign).order_by("pk")
+    )
+    characters = {c.pk: _character_facts(c) for c in rows_characters}
     rolls = [stored_roll(r) for r in Roll.objects.filter(flow=flow).order_by("id")] if flow and flow.pk else []
     board: dict[int, BoardAspect] = {}
     if reads.board:

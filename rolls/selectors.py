@@ -72,7 +72,7 @@ def rolls_for_posts(viewer: Viewer, post_ids: Iterable[int], language: str = "es
     by_post: dict[int, list[RollView]] = defaultdict(list)
     # Follow-ups are read only for the rolls that have any (most have none): one query for a page's rolls.
     rolls = list(
-        Roll.objects.select_related("reveal", "character", "roller")
+        Roll.objects.select_related("reveal", "character", "roller", "chain_link")
         .annotate(has_follow_ups=Exists(RollFollowUp.objects.filter(roll_id=OuterRef("pk"))))
         .filter(post_id__in=list(post_ids))
         .order_by("post_id", "position", "id")

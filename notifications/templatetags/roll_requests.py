@@ -10,6 +10,7 @@ from django import template
 from campaigns import policy
 from campaigns.models import Scene
 from campaigns.policy import Viewer
+from campaigns.selectors import load_campaign_characters
 from characters.models import Character, CharacterStatus
 from notifications import selectors
 
@@ -24,9 +25,10 @@ def roll_requests(scene: Scene, viewer: Viewer | None) -> dict[str, Any]:
     requests = selectors.scene_roll_requests(viewer, scene)
     characters: list[Character] = []
     if asks:
-        characters = list(
-            Character.objects.filter(campaign_id=scene.campaign_id, is_npc=False, status=CharacterStatus.APPROVED)
-        )
+        # The campaign's characters as the page already read them (the composer's list), filtered here.
+        characters = [
+            c for c in load_campaign_characters(scene.campaign) if not c.is_npc and c.status == CharacterStatus.APPROVED
+        ]
     return {
         "show": asks or bool(requests),
         "asks": asks,
