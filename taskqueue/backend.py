@@ -3,15 +3,19 @@
 django-tasks 0.12 no longer ships its database backend (it moved to the ``django-tasks-db`` package);
 this is the small part of it Tintero needs: enqueue writes a row (after the caller's transaction commits),
 ``manage.py run_task_worker`` claims rows one at a time (``SELECT ... FOR UPDATE SKIP LOCKED`` where the
-database has it) and records the outcome. A task is claimed once: a worker that dies mid-task leaves its
-row RUNNING, never run twice; tasks themselves are written to be safe to retry (notifications.tasks).
+database has it) and records the outcome. A task is claimed once; a worker that dies mid-task leaves its
+row RUNNING, and once that claim is older than ``TASK_STALE_SECONDS`` the next worker makes it ready again
+(tasks are written to be safe to run again: notifications.tasks sends each mail through a delivery row
+with a unique key, so a retried task never sends twice).
 """
 
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.module_loading import import_string
@@ -118,9 +122,23 @@ def run(row: QueuedTask) -> bool:
     return True
 
 
+def release_stale_claims(now: Any = None) -> int:
+    """Make ready again the tasks whose worker claimed them longer than ``TASK_STALE_SECONDS`` ago and never
+    finished (it died or was killed). Returns how many."""
+    now = now or timezone.now()
+    stale_before = now - timedelta(seconds=getattr(settings, "TASK_STALE_SECONDS", 15 * 60))
+    released = QueuedTask.objects.filter(status=QueuedTaskStatus.RUNNING, started_at__lt=stale_before).update(
+        status=QueuedTaskStatus.READY, started_at=None, worker_id=""
+    )
+    if released:
+        logger.warning("made %d stale task(s) ready again", released)
+    return released
+
+
 def work(worker_id: str | None = None, queues: list[str] | None = None, limit: int | None = None) -> int:
-    """Run ready tasks until none is left (or ``limit``). Returns how many ran."""
+    """Run ready tasks until none is left (or ``limit``), after releasing stale claims. Returns how many ran."""
     worker_id = worker_id or get_random_id()
+    release_stale_claims()
     done = 0
     while limit is None or done < limit:
         row = claim_next(worker_id, queues)

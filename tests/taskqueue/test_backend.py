@@ -108,3 +108,17 @@ def test_the_worker_command_runs_what_is_ready_and_queues_the_periodic_work(
     assert CALLS == [5]
     queued = set(QueuedTask.objects.values_list("task_path", flat=True))
     assert {"notifications.tasks.send_reminders", "notifications.tasks.send_held_deliveries"} <= queued
+
+
+def test_a_task_whose_worker_died_runs_again_once_its_claim_is_stale(django_capture_on_commit_callbacks: Any) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        remember.enqueue(7)
+        remember.enqueue(8)
+    dead = claim_next("dead-worker")  # claimed, then the worker was killed before it finished
+    fresh = claim_next("busy-worker")  # claimed a moment ago by a worker still running it
+    assert dead is not None and fresh is not None
+    QueuedTask.objects.filter(pk=dead.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    assert work() == 1  # only the stale one is run again
+    assert dead.args == [CALLS[0]] and len(CALLS) == 1
+    assert QueuedTask.objects.get(pk=dead.pk).status == QueuedTaskStatus.SUCCESSFUL
+    assert QueuedTask.objects.get(pk=fresh.pk).status == QueuedTaskStatus.RUNNING
