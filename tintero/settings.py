@@ -293,6 +293,8 @@ SPECTACULAR_SETTINGS = {
 # Background work (mail, digests, notifications' fan-out) runs through Django's tasks interface. The
 # worker: `python manage.py run_task_worker` (README). Tests use the immediate backend.
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "taskqueue.backend.DatabaseBackend")}}
+# A task claimed longer ago than this by a worker that never finished it (killed) is made ready again.
+TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 15 * 60)
 # Mail: printed to the console unless EMAIL_HOST is set (then SMTP with the usual variables).
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = (
