@@ -113,3 +113,15 @@ def test_pages_carry_a_csp_without_inline_script(table: object) -> None:
         html = response.content.decode()
         assert not INLINE_SCRIPT.search(html), url
         assert not EVENT_HANDLER.search(html), url
+
+
+def test_no_template_comment_spans_lines() -> None:
+    # Django's {# #} comments are single-line: one that spans lines is printed on the page as text.
+    found = []
+    for path in ROOT.glob("**/templates/**/*.html"):
+        if ".venv" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "{#" in line and "#}" not in line.split("{#", 1)[1]:
+                found.append(f"{path.relative_to(ROOT)}:{number}")
+    assert not found, found
