@@ -734,7 +734,7 @@ def insert_post(prepared: PreparedPost) -> Post:
     )
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
-    index_post(post)
+    index_post(post, new=True)
     # Writing is reading: the author's own post never shows as unread to them.
     _upsert_read_mark(author.pk, scene.pk, post.pk)
     _publish_post(EventType.POST_CREATED, post, scene.campaign_id, whisper_ids)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from campaigns import services
@@ -16,7 +17,10 @@ from tests.personas import Table
 
 pytestmark = pytest.mark.django_db
 
-QUERY_BUDGET = 8
+QUERY_BUDGET = 8  # the post, its roll, its event and the read marker (issue 12)
+# What the record (issue 15) writes in the same transaction: the search index entry (1) and the roll's link
+# in the campaign's chain (lock the chain, insert the link, move the head: 3).
+RECORD_WRITES = 1 + 3
 
 
 def _statements(ctx: CaptureQueriesContext) -> list[str]:
@@ -25,8 +29,17 @@ def _statements(ctx: CaptureQueriesContext) -> list[str]:
     return [q["sql"] for q in ctx.captured_queries if not q["sql"].upper().startswith(skip)]
 
 
+# The notifications a post causes are written by a background task, not by the request that wrote it: the
+# dummy task backend keeps them out of this count (tests/notifications measures them).
+@override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}})
 def test_a_post_with_a_roll_costs_at_most_eight_queries(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
-    services.create_post(author=table.player, scene=table.scene, body="calentando")  # the read marker exists
+    # The read marker and the campaign's roll chain exist already, as in any campaign after its first roll.
+    create_post_with_rolls(
+        author=table.player,
+        scene=table.scene,
+        body="calentando",
+        rolls=[RollSpec(kind="notation", data={"expression": "1d6"})],
+    )
     # The after-commit numbering of its event counts too: it runs in the request that wrote the post.
     with CaptureQueriesContext(connection) as ctx, django_capture_on_commit_callbacks(execute=True) as callbacks:
         create_post_with_rolls(
@@ -36,8 +49,9 @@ def test_a_post_with_a_roll_costs_at_most_eight_queries(table: Table, django_cap
             rolls=[RollSpec(kind="notation", data={"expression": "2d6"})],
         )
     statements = _statements(ctx)
-    assert len(callbacks) == 1  # one event for the post and its roll
-    assert len(statements) <= QUERY_BUDGET, "\n".join(statements)
+    published = [c for c in callbacks if "publish" in c.__qualname__]
+    assert len(published) == 1  # one event for the post and its roll
+    assert len(statements) <= QUERY_BUDGET + RECORD_WRITES, "\n".join(statements)
     print(len(statements))
 
 

@@ -65,8 +65,8 @@ def test_conflict_from_both_rolls_to_settlement_moves_despair_to_hope(
     act(player, "roll_leader", "Tirar las reservas")
     player.goto(flows_url)
     assert player.locator(".die.pool-pain").count() == 2
-    assert player.locator("form.step-hope button").is_disabled()
-    assert "El cofre de esperanza está vacío." in player.locator("form.step-hope").inner_text()
+    assert player.locator(".flow-step-unavailable.step-hope button").is_disabled()
+    assert "El cofre de esperanza está vacío." in player.locator(".flow-step-unavailable.step-hope").inner_text()
 
     # The GM shades (adds a 6 to pain) with the only despair coin; then both pass.
     gm.goto(flows_url)

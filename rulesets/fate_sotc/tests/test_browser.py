@@ -27,6 +27,7 @@ def test_an_invocation_window_from_the_page_to_the_record_in_the_thread(page_for
     player.goto(f"/scenes/{s.scene.pk}/")
     composer = player.locator("#composer")
     composer.locator("[name='body']").fill("Sally salta al ala del avión.")
+    composer.locator("details.roll-builder summary").click()  # the builder loads when opened
     composer.locator("[name='roll-kind']").select_option("simple")
     composer.locator("[name='roll-character']").select_option(str(s.t.hero.pk))
     composer.locator("[name='roll-skill']").select_option(label="Atletismo: Grande (+4)")
