@@ -15,10 +15,11 @@ from django.db.models import F, Max, OuterRef, Q, Subquery
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.models import Membership, Post, Recipients, Role, Scene, SceneReadMark, SceneStatus, Visibility
+from campaigns.models import Membership, Post, Recipients, Role, Scene, SceneReadMark, SceneStatus
 from campaigns.policy import Viewer
 from rolls.models import Flow, FlowStatus
 from rolls.selectors import FlowView, flow_views
+from rulesets.kit.procedures import waiting_entries
 
 # A player's campaigns (where they play, not the ones they run or only read).
 PLAYING_ROLES = (Role.PLAYER,)
@@ -49,15 +50,7 @@ def _memberships(user: User) -> list[Membership]:
 
 
 def _viewer(user: User, membership: Membership) -> Viewer:
-    campaign = membership.campaign
-    return Viewer(
-        user.pk,
-        campaign.pk,
-        campaign.visibility == Visibility.PUBLIC,
-        membership.role,
-        archived=campaign.archived_at is not None,  # an ended campaign waits for nobody
-        whispers_revealed=campaign.whispers_revealed,
-    )
+    return policy.viewer_with_role(user.pk, membership.campaign, membership.role)
 
 
 def waiting_flows(user: User, memberships: list[Membership], language: str) -> list[FlowView]:
@@ -74,8 +67,6 @@ def waiting_flows(user: User, memberships: list[Membership], language: str) -> l
 
 
 def _awaited_users(waiting_for: object) -> set[int]:
-    from rulesets.kit.procedures import waiting_entries
-
     if not isinstance(waiting_for, dict):
         return set()
     return {user_id for entry in waiting_entries(waiting_for) for user_id in entry.users}
