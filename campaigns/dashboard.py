@@ -78,12 +78,7 @@ def runs_campaigns(user: AnyUser | None) -> bool:
 
 def gm_viewer(user_id: int, campaign: Campaign) -> Viewer:
     """The viewer of a campaign the user runs, without a query (the caller knows the role)."""
-    return Viewer(
-        user_id=user_id,
-        campaign_id=campaign.pk,
-        campaign_public=campaign.visibility == Visibility.PUBLIC,
-        role=Role.GM,
-    )
+    return policy.viewer_with_role(user_id, campaign, Role.GM)
 
 
 def _ids(campaigns: Iterable[Campaign]) -> list[int]:

@@ -606,7 +606,7 @@ class Member:
 
 
 def _member_viewer(campaign: Campaign, member: Member) -> Viewer:
-    return Viewer(member.user_id, campaign.pk, campaign.visibility == Visibility.PUBLIC, member.role)
+    return viewer_with_role(member.user_id, campaign, member.role)
 
 
 def told_of_post(

@@ -103,7 +103,7 @@ def campaign_settings(user: User) -> list[CampaignSettings]:
     )
     lines = []
     for m in memberships:
-        viewer = policy.Viewer(user.pk, m.campaign_id, m.campaign.visibility == Visibility.PUBLIC, m.role)
+        viewer = policy.viewer_with_role(user.pk, m.campaign, m.role)
         lines.append(
             CampaignSettings(
                 m.campaign, chosen.get(m.campaign_id), policy.may_nudge(viewer), days.get(m.campaign_id, 0)
