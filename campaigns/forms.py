@@ -352,8 +352,12 @@ class DirectoryForm(forms.Form):
         ]
 
     def filters(self) -> DirectoryFilters:
-        """The valid filters (an invalid value, from a hand-edited link, is dropped with its error shown)."""
-        data = self.cleaned_data if self.is_valid() else {}
+        """The valid filters (an invalid value, from a hand-edited link, is dropped with its error shown; the
+        others still apply: ``cleaned_data`` keeps the fields that validated)."""
+        if not self.is_bound:
+            return DirectoryFilters()
+        self.is_valid()  # runs the validation: cleaned_data holds the fields that passed
+        data = self.cleaned_data
         return DirectoryFilters(
             ruleset=data.get("ruleset") or "",
             language=data.get("language") or "",

@@ -141,3 +141,10 @@ def test_the_api_sets_and_shows_recruiting(table: Table) -> None:
     body = response.json()
     assert body["seats"] == 4 and body["recruiting_message"] == "Ven"
     assert client.patch(url, {"seats": 0}, content_type="application/json").status_code == 400
+
+
+def test_a_bad_filter_drops_only_itself(table: Table) -> None:
+    other = services.create_campaign(creator=table.gm, title="OTRA-PARTIDA", ruleset="fate-sotc")
+    assert other
+    page = Client().get("/?active=nope&ruleset=fate-sotc").content.decode()
+    assert "OTRA-PARTIDA" in page and "La casa de la colina" not in page  # the ruleset filter still applies
