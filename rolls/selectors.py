@@ -55,7 +55,9 @@ def view_roll(viewer: Viewer, roll: Roll, language: str = "es") -> RollView | No
         secret=roll.secret if (secret_visible and roll.secret) else None,
         gm_only=roll.gm_only,
         revealed=revealed,
-        follow_ups=list(roll.follow_ups.all()),
+        # A roll read without follow-ups (rolls_for_posts knows) skips the queryset: even an empty one
+        # compiles its SQL.
+        follow_ups=list(roll.follow_ups.all()) if getattr(roll, "has_follow_ups", True) else [],
     )
 
 
@@ -88,6 +90,19 @@ def rolls_for_posts(viewer: Viewer, post_ids: Iterable[int], language: str = "es
         if view is not None and roll.post_id is not None:
             by_post[roll.post_id].append(view)
     return dict(by_post)
+
+
+def new_roll_views(viewer: Viewer, rolls: Iterable[Roll], language: str = "es") -> list[RollView]:
+    """Rolls just made in this request (``create_post_with_rolls``' ``post.made_rolls``), as the viewer sees
+    them, without reading them back: a new roll has no reveal and no follow-ups yet."""
+    views = []
+    for roll in rolls:
+        Roll.reveal.related.set_cached_value(roll, None)  # type: ignore[attr-defined]  # known absent: no query
+        roll.has_follow_ups = False  # type: ignore[attr-defined]
+        view = view_roll(viewer, roll, language)
+        if view is not None:
+            views.append(view)
+    return views
 
 
 def rolls_of_post(viewer: Viewer, post_id: int, language: str = "es") -> list[RollView]:

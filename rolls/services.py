@@ -162,12 +162,14 @@ def create_post_with_rolls(
     rolls: Sequence[RollSpec] = (),
     dice: DiceSource | None = None,
     idempotency_key: str = "",
+    viewer: policy.Viewer | None = None,
     **post_fields: Any,
 ) -> Post:
     """Write a post and roll its dice in one transaction: the post and its rolls exist together or not at all.
 
     ``idempotency_key``: a client's key for this write; the same request again (a retry after a dropped
-    connection) answers the post it wrote, flagged ``replayed``, and writes nothing.
+    connection) answers the post it wrote, flagged ``replayed``, and writes nothing. ``viewer``: the author's,
+    when the caller already has it (the view read it with the scene).
     """
     if len(rolls) > MAX_ROLLS_PER_POST:
         raise ValidationError({"rolls": _("Como mucho %(max)d tiradas por mensaje.") % {"max": MAX_ROLLS_PER_POST}})
@@ -176,7 +178,8 @@ def create_post_with_rolls(
     digest = post_request_digest(scene.pk, rolls, post_fields) if idempotency_key else ""
     # Reads, checks and Markdown before the transaction: on SQLite its IMMEDIATE write lock is held only
     # for the writes (eight writers then do not queue behind each other's rendering).
-    viewer = policy.viewer_for(author, scene.campaign)
+    if viewer is None or viewer.user_id != author.pk or viewer.campaign_id != scene.campaign_id:
+        viewer = policy.viewer_for(author, scene.campaign)
     if idempotency_key:
         earlier = _replayed_post(author, scene, viewer, idempotency_key, digest)
         if earlier is not None:
@@ -187,10 +190,11 @@ def create_post_with_rolls(
     try:
         with transaction.atomic():
             post = campaign_services.insert_post(prepared)
+            made: list[Roll] = []
             for position, spec in enumerate(rolls):
                 # One event per post: its post.created reaches everyone who may see its rolls. A secret roll
                 # also tells the GMs (their dashboards list secret rolls), as its own GM-only event.
-                make_roll(
+                roll = make_roll(
                     actor=author,
                     scene=scene,
                     spec=spec,
@@ -200,6 +204,9 @@ def create_post_with_rolls(
                     viewer=viewer,
                     announce=spec.gm_only,
                 )
+                made.append(roll)
+            # The caller can answer with what it wrote, without reading it back (see rolls.selectors.new_roll_views).
+            post.made_rolls = made  # type: ignore[attr-defined]
     except IntegrityError:
         if not idempotency_key:
             raise

@@ -39,7 +39,11 @@ def post_create(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         try:
             post = create_post_with_rolls(
-                author=user_of(request), scene=scene, rolls=form.roll_specs(), **form.service_kwargs()
+                author=user_of(request),
+                scene=scene,
+                rolls=form.roll_specs(),
+                viewer=viewer,
+                **form.service_kwargs(),
             )
         except ValidationError as error:
             add_service_errors(form, error)

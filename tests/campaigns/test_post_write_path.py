@@ -52,7 +52,6 @@ def test_a_post_with_a_roll_costs_at_most_eight_queries(table: Table, django_cap
     published = [c for c in callbacks if "publish" in c.__qualname__]
     assert len(published) == 1  # one event for the post and its roll
     assert len(statements) <= QUERY_BUDGET + RECORD_WRITES, "\n".join(statements)
-    print(len(statements))
 
 
 def test_one_event_per_post_numbered_after_commit(table: Table, django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]

@@ -16,7 +16,7 @@ from campaigns import policy, selectors, services
 from campaigns.models import PostKind, Scene, Voice
 from campaigns.policy import Viewer
 from characters.models import Character
-from rolls.selectors import record_views, rolls_for_posts
+from rolls.selectors import new_roll_views, record_views, rolls_for_posts
 from rolls.services import RollSpec, create_post_with_rolls
 from tintero.api.pagination import ThreadPagination
 from tintero.api.serializers import PostCreateIn, PostOut, PostRevisionOut, PostUpdateIn, UnreadOut
@@ -95,9 +95,15 @@ class ScenePostsView(PostDetailMixin):
             )
             for spec in data.pop("rolls", [])
         ]
-        post = create_post_with_rolls(author=request.user, scene=scene, rolls=specs, character=character, **data)
-        replayed = getattr(post, "replayed", False)
-        return self.post_response(viewer, scene, post.pk, status.HTTP_200_OK if replayed else status.HTTP_201_CREATED)
+        post = create_post_with_rolls(
+            author=request.user, scene=scene, rolls=specs, character=character, viewer=viewer, **data
+        )
+        if getattr(post, "replayed", False):
+            return self.post_response(viewer, scene, post.pk, status.HTTP_200_OK)
+        # The answer is what was just written, not a read of it back (two queries and most of a post's time).
+        selectors.attach_whisper_recipients([post])
+        made = new_roll_views(viewer, post.made_rolls, _language(request))  # type: ignore[attr-defined]
+        return self.render(post, PostOut, status.HTTP_201_CREATED, viewer=viewer, rolls_by_post={post.pk: made})
 
 
 class PostDetailView(PostDetailMixin):
