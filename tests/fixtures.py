@@ -36,6 +36,9 @@ def _fresh_login_throttle(request: pytest.FixtureRequest) -> None:
         from django.core.cache import caches
 
         caches["throttle"].clear()
+        # Rendered posts and fields are keyed by what they show, but ids come back after a test's rollback:
+        # each test starts without another test's fragments.
+        caches["fragments"].clear()
 
 
 @pytest.fixture(autouse=True)

@@ -197,6 +197,14 @@ else:
 # "throttle" holds the log-in failure counts: in Redis when there is one, so every worker shares them.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Rendered posts (campaigns.post_fragments), kept in each process: keyed by what they show, never
+    # invalidated; the least recently used go past MAX_ENTRIES (about 2 KB each), any after a day.
+    "fragments": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "fragments",
+        "TIMEOUT": 86_400,
+        "OPTIONS": {"MAX_ENTRIES": 10_000},
+    },
     "throttle": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "tintero"}
         if REDIS_URL

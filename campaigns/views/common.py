@@ -14,6 +14,7 @@ from accounts.models import User
 from campaigns import policy
 from campaigns.models import Post, PostKind
 from campaigns.policy import Viewer
+from campaigns.post_fragments import attach_kept_parts
 from rolls.selectors import record_views, rolls_for_posts
 
 
@@ -40,11 +41,17 @@ def flash_validation_error(request: HttpRequest, error: ValidationError) -> None
 
 
 def decorate_posts(
-    viewer: Viewer, posts: Iterable[Post], first_unread_id: int | None = None, *, last_read_id: int | None = None
+    viewer: Viewer,
+    posts: Iterable[Post],
+    first_unread_id: int | None = None,
+    *,
+    last_read_id: int | None = None,
+    may_write: bool | None = None,
 ) -> None:
     """Attach what the viewer may do with each post (policy answers, no queries) and its rolls (one query
     for the whole page, one more when it holds procedure records). Unread: from ``first_unread_id``, or
-    after ``last_read_id`` (the viewer's read marker)."""
+    after ``last_read_id`` (the viewer's read marker). With ``may_write`` (the page's answer, for the quote
+    link), the posts' kept parts too (campaigns.post_fragments)."""
     posts = list(posts)
     language = get_language() or "es"
     rolls = rolls_for_posts(viewer, [post.pk for post in posts], language)
@@ -60,3 +67,5 @@ def decorate_posts(
             viewer.user_id is not None and last_read_id is not None and post.pk > last_read_id
         )
         post.is_unread = unread  # type: ignore[attr-defined]
+    if may_write is not None:
+        attach_kept_parts(posts, may_write=may_write)

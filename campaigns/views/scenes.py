@@ -67,7 +67,7 @@ def thread_context(
     memberships = list(selectors.members(scene.campaign)) if may_write and form is None else None
     known_users = {m.user_id: m.user for m in memberships} if memberships else None
     page = selectors.thread_page(viewer, scene, page_no, known_users=known_users)
-    decorate_posts(viewer, page.posts, last_read_id=last_read)
+    decorate_posts(viewer, page.posts, last_read_id=last_read, may_write=may_write)
     if page.posts and request.user.is_authenticated:
         # Viewing a page is reading it: the marker moves up to the last post shown (never back).
         services.mark_scene_read(
