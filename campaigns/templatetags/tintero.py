@@ -40,3 +40,11 @@ def avatar_hue(seed: object) -> int:
     """One of eight monogram colours, stable for a person or character (classes avatar-hue-0..7)."""
     text = str(seed)
     return sum(text.encode()) % 8
+
+
+@register.simple_tag
+def field_groups(form: object, fields: object) -> str:
+    """The form's ``fields``, each in its field div; an unbound form's kept (tintero.field_fragments)."""
+    from tintero.field_fragments import field_groups as _field_groups
+
+    return _field_groups(form, fields)  # type: ignore[arg-type]

@@ -102,3 +102,43 @@ def test_each_language_has_its_own_kept_part(table: Table) -> None:
     english = _article(_page(client, table, HTTP_ACCEPT_LANGUAGE="en"), table.post_all)
     assert "por Ana" in spanish
     assert "by Ana" in english and "por Ana" not in english
+
+
+def test_the_composer_fields_are_each_writers_own(table: Table) -> None:
+    gm_page = _page(client_for(table.gm), table)
+    player_page = _page(client_for(table.player), table)
+    narrator = 'value="narrator"'
+    assert narrator in gm_page and narrator not in player_page
+    assert "Lucía" in player_page.split('id="composer"', 1)[1]
+    # A refused post comes back with its text and the error: a bound form is never a kept one.
+    response = client_for(table.player).post(
+        f"/scenes/{table.scene.pk}/posts/", {"voice": "ooc", "body": "", "recipients": "all"}
+    )
+    composer = response.content.decode().split('id="composer"', 1)[1]
+    assert "has-error" in composer
+    assert "has-error" not in _page(client_for(table.player), table).split('id="composer"', 1)[1]
+
+
+def test_a_bound_form_is_rendered_afresh_each_time(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    from campaigns import policy
+    from campaigns.views.scenes import composer_form
+    from tintero import field_fragments
+
+    renders: list[int] = []
+    original = field_fragments._render
+
+    def counting(fields: list[object]) -> object:
+        renders.append(len(fields))
+        return original(fields)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(field_fragments, "_render", counting)
+    viewer = policy.viewer_for(table.player, table.campaign)
+    refused = composer_form(viewer, table.scene, {"voice": "ooc", "body": "", "recipients": "all"})
+    assert not refused.is_valid()
+    for _ in range(2):
+        assert "has-error" in field_fragments.field_groups(refused, refused.story_fields())
+    assert len(renders) == 2
+    for _ in range(2):
+        empty = composer_form(viewer, table.scene)
+        assert "has-error" not in field_fragments.field_groups(empty, empty.story_fields())
+    assert len(renders) == 3  # the empty form once, then kept
