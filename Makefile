@@ -81,7 +81,7 @@ format: install
 # page and posting against their floors (SQLite, and PostgreSQL with the pgbench posting floor when
 # DATABASE_URL is set: use your own database name), then WebSocket fan-out (in-memory layer, and Redis layers
 # when REDIS_URL is set) against a bare Channels consumer, then the notifications' fan-out against the post's own write.
-bench: install
+bench: install static
 	$(PY) -m bench.rolls_bench
 	$(PY) -m bench.markdown_bench
 	$(PY) -m bench.thread_bench

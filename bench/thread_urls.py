@@ -1,10 +1,11 @@
-"""Tintero's URLs plus the thread benchmark's floor: a trivial view returning a static 50 KB page, served
-by the same process and stack in the same run as the pages it is compared with."""
+"""Tintero's URLs plus the thread benchmark's floors: a trivial view returning a static 50 KB page, and one
+answering a JSON POST, served by the same process and stack in the same run as what they are compared with."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import path
+from django.views.decorators.csrf import csrf_exempt
 
 from tintero.urls import urlpatterns as tintero_urlpatterns
 
@@ -15,4 +16,10 @@ def floor_page(request: HttpRequest) -> HttpResponse:
     return HttpResponse(FLOOR_PAGE)
 
 
-urlpatterns = [path("__bench/floor/", floor_page), *tintero_urlpatterns]
+@csrf_exempt
+def floor_post(request: HttpRequest) -> HttpResponse:
+    """The posting floor through the server: read the JSON body, answer 201 with a small JSON body."""
+    return JsonResponse({"id": len(request.body)}, status=201)
+
+
+urlpatterns = [path("__bench/floor/", floor_page), path("__bench/floor-post/", floor_post), *tintero_urlpatterns]
