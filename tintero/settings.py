@@ -85,6 +85,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so only the view is queued: on SQLite, requests that may write run one at a time.
+    "tintero.sqlite.middleware.WriteRequestQueue",
 ]
 
 ROOT_URLCONF = "tintero.urls"
@@ -136,7 +138,7 @@ if DATABASE_URL:
 else:
     DATABASES = {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": "tintero.sqlite",
             "NAME": env_str("SQLITE_PATH", str(BASE_DIR / "db.sqlite3")),
             "OPTIONS": {
                 # IMMEDIATE takes the write lock at BEGIN, so two writers queue instead of one
@@ -156,6 +158,9 @@ else:
         }
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# SQLite: how long a request that may write waits for those before it (tintero.sqlite.middleware) before
+# it goes ahead anyway, guarded by the database's own writer queue.
+SQLITE_WRITE_QUEUE_SECONDS = env_int("SQLITE_WRITE_QUEUE_SECONDS", 30)
 
 # --- Channels ------------------------------------------------------------------------------------
 # Days of live events a reconnecting client can catch up on (`manage.py trim_event_log` deletes older
