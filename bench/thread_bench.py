@@ -24,8 +24,10 @@ Rows (``app`` / ``floor`` / ``ratio`` / target):
   connection): posts per second, p99, queries per post; eight against one, against the same eight writers
   posting to a view that only answers (what one server process allows), and on PostgreSQL against
   ``pgbench`` running a custom script that writes the same rows a post writes (post, roll, event log
-  entry, read mark, then the event's numbering) at the same concurrency on the same database. Without
-  pgbench the row says it is skipped.
+  entry, read mark, then the event's numbering) at the same concurrency on the same database (without
+  pgbench the row says it is skipped), and against the same server without Django's connection pool.
+
+``--server uvicorn`` serves the served rows with uvicorn instead of daphne.
 
 Benchmarks report, they do not gate: the exit status is always 0.
 """
@@ -44,6 +46,7 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 BIG, SMALL = 10_000, 100
@@ -342,7 +345,7 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
     rows = [
         Row("posting through the API: queries per request", str(queries), "", None, "", None),
         Row(
-            f"posting through daphne, 1 writer ({vendor})",
+            f"posting through {served.server}, 1 writer ({vendor})",
             f"{one_rate:.0f} posts/s",
             f"p99 {one_p99 * 1000:.0f} ms",
             None,
@@ -350,7 +353,7 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
             None,
         ),
         Row(
-            f"posting through daphne, {WRITERS} writers vs 1 ({vendor})",
+            f"posting through {served.server}, {WRITERS} writers vs 1 ({vendor})",
             f"{many_rate:.0f} posts/s",
             f"{one_rate:.0f} posts/s",
             many_rate / one_rate if one_rate else None,
@@ -366,7 +369,7 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
             many_p99 <= 0.3,
         ),
         Row(
-            f"posting, {WRITERS} writers vs a bare POST view, same daphne",
+            f"posting, {WRITERS} writers vs a bare POST view, same {served.server}",
             f"{many_rate:.0f} posts/s",
             f"{floor_rate:.0f} req/s",
             many_rate / floor_rate if floor_rate else None,
@@ -376,7 +379,27 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
     ]
     if vendor == "postgresql":
         rows.append(_pgbench_row(scene, writers, seconds, many_rate))
+        rows.append(_no_pool_row(served.server, url, tokens, seconds, many_rate))
     return rows
+
+
+def _no_pool_row(server: str, url: str, tokens: list[str], seconds: float, pooled_rate: float) -> Row:
+    """The same eight writers on a server without Django's connection pool (DATABASE_POOL=off): a new
+    PostgreSQL connection per request, as before the pool."""
+    unpooled = Served(server, {"DATABASE_POOL": "off"})
+    try:
+        _posting(unpooled, url, tokens, 0.5)
+        rate, _p99, _errors = _posting(unpooled, url, tokens, seconds)
+    finally:
+        unpooled.close()
+    return Row(
+        f"posting, {WRITERS} writers, pool vs no pool (PostgreSQL)",
+        f"{pooled_rate:.0f} posts/s",
+        f"{rate:.0f} posts/s",
+        pooled_rate / rate if rate else None,
+        "",
+        None,
+    )
 
 
 def _pgbench_script(scene: Any, author: Any) -> str:
@@ -468,15 +491,16 @@ class Served:
     """A daphne process serving ``bench.thread_asgi`` on this run's database; requests over keep-alive
     HTTP/1.1 connections, one per thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, server: str = "daphne", extra_env: dict[str, str] | None = None) -> None:
         from django.db import connection
 
-        from bench.fanout import ROOT, free_port, start_daphne
+        from bench.fanout import ROOT, free_port, start_server
 
         params = connection.settings_dict
         secret = secrets.token_urlsafe(50)
         env = {**os.environ, "DEBUG": "0", "SECRET_KEY": secret, "SESSION_COOKIE_SECURE": "0"}
         env.pop("DATABASE_URL", None)
+        env.update(extra_env or {})
         if connection.vendor == "postgresql":
             user, host, port = params.get("USER") or "postgres", params.get("HOST") or "127.0.0.1", params.get("PORT")
             env["DATABASE_URL"] = f"postgresql://{user}@{host}:{port or 5432}/{params['NAME']}"
@@ -485,7 +509,9 @@ class Served:
         if not (ROOT / "staticfiles" / "staticfiles.json").exists():  # DEBUG off serves hashed names (make static)
             subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env)
         self.port = free_port()
-        self.process = start_daphne("bench.thread_asgi:application", self.port, env)
+        self.server = server
+        log = Path(tempfile.mkdtemp(prefix=f"tintero-{server}-")) / "server.log"
+        self.process = start_server(server, "bench.thread_asgi:application", self.port, env, log)
         self.local = threading.local()
 
     def _connection(self) -> Any:
@@ -547,7 +573,7 @@ def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
     ratio = p["page1"] / p["floor"]
     return [
         Row(
-            "thread page 1, player, p50, through daphne",
+            f"thread page 1, player, p50, through {served.server}",
             f"{p['page1']:.1f} ms",
             f"{p['floor']:.1f} ms",
             ratio,
@@ -557,7 +583,7 @@ def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
     ]
 
 
-def run_database(quick: bool) -> None:
+def run_database(quick: bool, server: str) -> None:
     import django
     from django.conf import settings
     from django.db import connection
@@ -577,7 +603,7 @@ def run_database(quick: bool) -> None:
             print(f"  {'what':<52} {'app':>16} {'floor':>16} {'ratio':>7} {'target':>12}")
             for row in page_rows(world, samples=9 if quick else 25):
                 print(row.line(), flush=True)
-            served = Served()
+            served = Served(server)
             try:
                 for row in served_page_rows(world, served, samples=15 if quick else 41):
                     print(row.line(), flush=True)
@@ -593,14 +619,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer samples, shorter posting runs")
     parser.add_argument("--database", choices=["sqlite", "postgresql"], help="run one database in this process")
+    parser.add_argument(
+        "--server", choices=["daphne", "uvicorn"], default="daphne", help="the server of the served rows (daphne)"
+    )
     args = parser.parse_args(argv)
     if args.database:
         try:
-            run_database(args.quick)
+            run_database(args.quick, args.server)
         except Exception as exc:  # a benchmark reports, it does not gate
             print(f"  {args.database}: ERROR {exc!r}")
         return 0
-    extra = ["--quick"] if args.quick else []
+    extra = [*(["--quick"] if args.quick else []), "--server", args.server]
     print("Thread page and posting (issue 12): each figure against its floor, in the same run")
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     subprocess.run([sys.executable, "-m", "bench.thread_bench", "--database", "sqlite", *extra], env=env, check=False)
