@@ -66,7 +66,7 @@ def field_groups(form: forms.BaseForm, fields: Sequence[forms.BoundField]) -> Sa
     inputs = (type(form).__qualname__, form.prefix, translation.get_language(), [_field_inputs(f) for f in fields])
     key = "fields:" + hashlib.blake2b(repr(inputs).encode(), digest_size=16).hexdigest()
     cache = caches[FRAGMENT_CACHE]
-    html = cache.get(key)
+    html: str | None = cache.get(key)
     if html is None:
         html = str(_render(fields))
         cache.set(key, html)
