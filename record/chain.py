@@ -44,9 +44,10 @@ def _locked_chain(campaign_id: int) -> RollChain:
     return chain
 
 
-@transaction.atomic
+@transaction.atomic(savepoint=False)
 def append_roll(roll: Roll) -> RollLink:
-    """Chain a roll just made (rolls.services.make_roll calls this in the roll's transaction)."""
+    """Chain a roll just made (rolls.services.make_roll calls this in the roll's transaction). No savepoint
+    of its own: a roll whose link fails is rolled back with it, and a post's two round trips are saved."""
     chain = _locked_chain(roll.campaign_id)
     return append_link(chain, roll, roll_content(roll), secrets.token_hex(16))
 
