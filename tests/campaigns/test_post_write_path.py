@@ -110,3 +110,20 @@ def test_an_event_stranded_by_a_crash_is_numbered_later(table: Table, monkeypatc
     assert numbered >= 1 and row.seq is not None and row.seq > before
     assert row.seq in sent
     assert events.number_stranded_events() == 0  # nothing is numbered twice
+
+
+@pytest.mark.django_db(transaction=True)
+def test_numbering_an_event_twice_takes_no_second_number(table: Table) -> None:
+    """The after-commit step and the stranded sweep may both reach one event: the second takes no number,
+    so the campaign's sequence has no gap (clients would resync for nothing)."""
+    from campaigns import events
+
+    post = services.create_post(author=table.player, scene=table.scene, body="una vez")
+    row = CampaignEventLog.objects.get(type="post.created", data__post_id=post.pk)
+    numbered_seq = row.seq
+    assert numbered_seq is not None
+    event = events.Event(events.EventType.POST_CREATED, table.campaign.pk, row.data)
+    events._number_and_send(row.pk, event, "{}")
+    row.refresh_from_db()
+    assert row.seq == numbered_seq
+    assert last_seq(table.campaign.pk) == numbered_seq
