@@ -144,16 +144,17 @@ def readable_scenes(viewer: Viewer) -> QuerySet[Scene]:
 
 
 def scene_for(
-    user: AnyUser | None, scene_id: int, *, for_thread: bool = False
+    user: AnyUser | None, scene_id: int, *, for_thread: bool = False, for_api: bool = False
 ) -> tuple[Scene, Viewer, list[int], list[int]]:
     """The scene, the viewer, and the viewer's place on its reader/writer lists; 404 when the viewer may not
     read it.
 
-    One query for the scene, its campaign, the viewer's role, their read marker (``scene.viewer_last_read``)
-    and whether they run any campaign (the header's link); one more only for a scene with listed access.
+    One query for the scene, its campaign, the viewer's role and whether they run any campaign (the header's
+    link; not ``for_api``, which has no header); one more only for a scene with listed access.
     The lists returned hold the viewer's id where the viewer is on them (all the policy asks); a page
     that shows the whole lists reads them with :func:`scene_lists`. ``for_thread``: also whether the scene
-    has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them.
+    has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them, and the
+    viewer's read marker (``scene.viewer_last_read``).
     """
     from notifications.models import RollRequest, RollRequestStatus
     from rolls.models import Flow, FlowStatus
@@ -170,13 +171,16 @@ def scene_for(
         )
     if user_id is not None:
         role = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
-        mark = SceneReadMark.objects.filter(scene_id=OuterRef("pk"), user_id=user_id).values("last_read_post_id")[:1]
-        runs = Membership.objects.filter(user_id=user_id, role=Role.GM)
-        scenes = scenes.annotate(
-            viewer_role=Subquery(role, output_field=CharField()),
-            viewer_last_read=Coalesce(Subquery(mark, output_field=IntegerField()), Value(0)),
-            viewer_runs_campaigns=Exists(runs),
-        )
+        scenes = scenes.annotate(viewer_role=Subquery(role, output_field=CharField()))
+        if for_thread:
+            mark = SceneReadMark.objects.filter(scene_id=OuterRef("pk"), user_id=user_id).values("last_read_post_id")
+            scenes = scenes.annotate(
+                viewer_last_read=Coalesce(Subquery(mark[:1], output_field=IntegerField()), Value(0))
+            )
+        if not for_api:
+            scenes = scenes.annotate(
+                viewer_runs_campaigns=Exists(Membership.objects.filter(user_id=user_id, role=Role.GM))
+            )
     scene = scenes.first()
     if scene is None:
         raise Http404
@@ -185,7 +189,8 @@ def scene_for(
         viewer = policy.viewer_for(None, scene.campaign)
     else:
         viewer = policy.viewer_with_role(user_id, scene.campaign, scene.viewer_role)  # type: ignore[attr-defined]
-        remember_runs_campaigns(user, scene.viewer_runs_campaigns)  # type: ignore[attr-defined]
+        if not for_api:
+            remember_runs_campaigns(user, scene.viewer_runs_campaigns)  # type: ignore[attr-defined]
     reader_ids: list[int] = []
     writer_ids: list[int] = []
     if user_id is not None and policy.scene_lists_decide(viewer, scene):

@@ -90,7 +90,7 @@ class SceneFlowsView(RollsApiView):
         responses={200: FlowOut(many=True), **errors(400, 404)},
     )
     def get(self, request: Request, scene_id: int) -> Response:
-        scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id, for_api=True)
         query = FlowListQueryIn(data=request.query_params)
         query.is_valid(raise_exception=True)
         page = self.paginate_queryset(scene_flows(scene, query.validated_data.get("status")))  # type: ignore[arg-type]
@@ -106,7 +106,7 @@ class SceneFlowsView(RollsApiView):
         responses={201: FlowOut, **errors(400, 401, 403, 404)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
-        scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = campaign_selectors.scene_for(request.user, scene_id, for_api=True)
         data = self.parse(FlowStartIn)
         flow = runner.start_procedure(actor=request.user, scene=scene, kind=data["kind"], params=data["params"])
         return self.flow_response(viewer, flow, status.HTTP_201_CREATED)

@@ -50,7 +50,7 @@ class ScenePostsView(PostDetailMixin):
         responses={200: PostOut(many=True), **errors(404)},
     )
     def get(self, request: Request, scene_id: int) -> Response:
-        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         paginator = self.paginator
         assert isinstance(paginator, ThreadPagination)
         page = paginator.paginate_thread(request, viewer, scene)
@@ -77,7 +77,7 @@ class ScenePostsView(PostDetailMixin):
         responses={201: PostOut, 200: PostOut, **errors(400, 401, 403, 404, 409)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
-        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         data = self.parse(PostCreateIn)
         character_id = data.pop("character", None)
         character: Character | None = None

@@ -39,7 +39,7 @@ def _shaped_scenes(viewer: Viewer) -> QuerySet[Scene]:
 
 class SceneDetailMixin(ApiView):
     def scene_response(self, request: Request, scene_id: int, status_code: int = 200) -> Response:
-        scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, scene_id)
+        scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, scene_id, for_api=True)
         shaped = _shaped_scenes(viewer).get(pk=scene.pk)
         shaped.may_write = policy.may_write_scene(viewer, scene, reader_ids, writer_ids)
         return self.render(shaped, SceneDetailOut, status_code, viewer=viewer)
@@ -104,7 +104,7 @@ class SceneDetailView(SceneDetailMixin):
         responses={200: SceneDetailOut, **errors(400, 401, 403, 404)},
     )
     def patch(self, request: Request, scene_id: int) -> Response:
-        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         services.update_scene(actor=request.user, scene=scene, **_access_lists(self.parse(SceneUpdateIn)))
         return self.scene_response(request, scene_id)
 
@@ -114,7 +114,7 @@ class _SceneStatusView(SceneDetailMixin):
     new_status: str = SceneStatus.OPEN
 
     def post(self, request: Request, scene_id: int) -> Response:
-        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         services.set_scene_status(actor=request.user, scene=scene, status=self.new_status)
         return self.scene_response(request, scene_id)
 
@@ -148,7 +148,7 @@ class SceneReadView(ApiView):
         responses={204: None, **errors(400, 401, 404)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
-        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         up_to = self.parse(ReadMarkIn).get("up_to_post_id")
         services.mark_scene_read(user=request.user, scene=scene, up_to_post_id=up_to)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -166,14 +166,14 @@ class AspectListView(ApiView):
         responses={200: AspectOut(many=True), **errors(404)},
     )
     def get(self, request: Request, scene_id: int) -> Response:
-        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         return self.paginated(selectors.scene_aspects(viewer, scene), AspectOut)
 
     @extend_schema(
         summary="Add an aspect (GMs)", request=AspectIn, responses={201: AspectOut, **errors(400, 401, 403, 404)}
     )
     def post(self, request: Request, scene_id: int) -> Response:
-        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, _viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         aspect = services.add_scene_aspect(actor=request.user, scene=scene, **self.parse(AspectIn))
         return self.render(aspect, AspectOut, status.HTTP_201_CREATED)
 
@@ -182,7 +182,7 @@ class AspectDetailView(ApiView):
     permission_classes = [IsAuthenticated]
 
     def aspect(self, request: Request, scene_id: int, aspect_id: int) -> SceneAspect:
-        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id)
+        scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
         aspect = selectors.scene_aspects(viewer, scene).filter(pk=aspect_id).first()
         if aspect is None:
             raise Http404  # hidden aspects do not exist for players
