@@ -171,7 +171,10 @@ def test_requests_that_may_write_run_one_at_a_time_and_reads_do_not_wait() -> No
     reads: list[float] = []
 
     def write(method: str) -> Callable[[], None]:
-        return lambda: middleware(getattr(factory, method.lower())("/"))
+        def run() -> None:
+            middleware(getattr(factory, method.lower())("/"))
+
+        return run
 
     def read() -> None:
         began = time.perf_counter()
