@@ -34,6 +34,8 @@ class RollView:
     gm_only: bool
     revealed: bool
     follow_ups: list[RollFollowUp]
+    # Its shared part already rendered (rolls.roll_fragments), on the thread page.
+    kept_html: str = ""
 
 
 def _summary(obj: Any, language: str) -> str:

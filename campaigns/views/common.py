@@ -15,6 +15,7 @@ from campaigns import policy
 from campaigns.models import Post, PostKind
 from campaigns.policy import Viewer
 from campaigns.post_fragments import attach_kept_parts
+from rolls.roll_fragments import keep_roll_views
 from rolls.selectors import record_views, rolls_for_posts
 
 
@@ -69,3 +70,4 @@ def decorate_posts(
         post.is_unread = unread  # type: ignore[attr-defined]
     if may_write is not None:
         attach_kept_parts(posts, may_write=may_write)
+        keep_roll_views(viewer, posts)
