@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.core.exceptions import MiddlewareNotUsed
@@ -189,5 +190,11 @@ def test_requests_that_may_write_run_one_at_a_time_and_reads_do_not_wait() -> No
 
 def test_on_postgresql_the_request_queue_removes_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(connection, "vendor", "postgresql")
+    with pytest.raises(MiddlewareNotUsed):
+        WriteRequestQueue(lambda request: HttpResponse())
+
+
+def test_a_zero_timeout_turns_the_request_queue_off(settings: Any) -> None:
+    settings.SQLITE_WRITE_QUEUE_SECONDS = 0
     with pytest.raises(MiddlewareNotUsed):
         WriteRequestQueue(lambda request: HttpResponse())

@@ -159,7 +159,7 @@ else:
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # SQLite: how long a request that may write waits for those before it (tintero.sqlite.middleware) before
-# it goes ahead anyway, guarded by the database's own writer queue.
+# it goes ahead anyway, guarded by the database's own writer queue; 0 turns the request queue off.
 SQLITE_WRITE_QUEUE_SECONDS = env_int("SQLITE_WRITE_QUEUE_SECONDS", 30)
 
 # --- Channels ------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ each held the write lock while losing the GIL to the seven others (their reads, 
 so every transaction stretched and the slowest waited over a second. Queued here, a request that may write
 (any method but GET, HEAD, OPTIONS and TRACE) runs its view alone and quickly, and waits only for those
 before it: eight writers post as fast as one, with a p99 of about eight posts' time (``make bench``).
-Reads are never queued. On PostgreSQL this middleware removes itself.
+Reads are never queued. On PostgreSQL, or with ``SQLITE_WRITE_QUEUE_SECONDS=0``, it removes itself.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ _queue = WriterQueue()
 
 class WriteRequestQueue:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        if connection.vendor != "sqlite":
+        self.timeout = float(settings.SQLITE_WRITE_QUEUE_SECONDS)
+        if connection.vendor != "sqlite" or self.timeout <= 0:  # 0: off
             raise MiddlewareNotUsed
         self.get_response = get_response
-        self.timeout = float(settings.SQLITE_WRITE_QUEUE_SECONDS)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if request.method in SAFE_METHODS:
