@@ -25,7 +25,8 @@ Rows (``app`` / ``floor`` / ``ratio`` / target):
   posting to a view that only answers (what one server process allows), and on PostgreSQL against
   ``pgbench`` running a custom script that writes the same rows a post writes (post, roll, event log
   entry, read mark, then the event's numbering) at the same concurrency on the same database (without
-  pgbench the row says it is skipped), and against the same server without Django's connection pool.
+  pgbench the row says it is skipped); and the same eight writers on a second server without Django's
+  connection pool (PostgreSQL) or without the SQLite request queue (``tintero.sqlite.middleware``).
 
 ``--server uvicorn`` serves the served rows with uvicorn instead of daphne.
 
@@ -379,27 +380,40 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
     ]
     if vendor == "postgresql":
         rows.append(_pgbench_row(scene, writers, seconds, many_rate))
-        rows.append(_no_pool_row(served.server, url, tokens, seconds, many_rate))
+        rows.append(
+            _variant_row(
+                f"posting, {WRITERS} writers, without the connection pool",
+                served.server,
+                {"DATABASE_POOL": "off"},
+                url,
+                tokens,
+                seconds,
+            )
+        )
+    else:
+        rows.append(
+            _variant_row(
+                f"posting, {WRITERS} writers, without the request queue",
+                served.server,
+                {"SQLITE_WRITE_QUEUE_SECONDS": "0"},
+                url,
+                tokens,
+                seconds,
+            )
+        )
     return rows
 
 
-def _no_pool_row(server: str, url: str, tokens: list[str], seconds: float, pooled_rate: float) -> Row:
-    """The same eight writers on a server without Django's connection pool (DATABASE_POOL=off): a new
-    PostgreSQL connection per request, as before the pool."""
-    unpooled = Served(server, {"DATABASE_POOL": "off"})
+def _variant_row(what: str, server: str, env: dict[str, str], url: str, tokens: list[str], seconds: float) -> Row:
+    """The same eight writers on a second server that differs only by ``env``: its posts/s and p99 against
+    the main server's (the ``app`` column is the variant, the ``floor`` column the main server's figures)."""
+    variant = Served(server, env)
     try:
-        _posting(unpooled, url, tokens, 0.5)
-        rate, _p99, _errors = _posting(unpooled, url, tokens, seconds)
+        _posting(variant, url, tokens, 0.5)
+        rate, p99, _errors = _posting(variant, url, tokens, seconds)
     finally:
-        unpooled.close()
-    return Row(
-        f"posting, {WRITERS} writers, pool vs no pool (PostgreSQL)",
-        f"{pooled_rate:.0f} posts/s",
-        f"{rate:.0f} posts/s",
-        pooled_rate / rate if rate else None,
-        "",
-        None,
-    )
+        variant.close()
+    return Row(what, f"{rate:.0f} posts/s", f"p99 {p99 * 1000:.0f} ms", None, "", None)
 
 
 def _pgbench_script(scene: Any, author: Any) -> str:
