@@ -5,6 +5,7 @@ Run from the repository root (REDIS_URL for the Redis rows; without it they are 
     .venv/bin/python -m bench.fanout            # daphne and uvicorn x memory, pubsub, core x 100, 500 clients
     .venv/bin/python -m bench.fanout --quick    # memory layer, 100 clients, 5 rounds, both servers
     .venv/bin/python -m bench.fanout --servers uvicorn --layers core --sizes 500 --rounds 8 --budget 150
+    .venv/bin/python -m bench.fanout --hub on,off   # the per-process hub (LIVE_HUB) against one channel per socket
 
 For each server (daphne, uvicorn: one process each, same app) and channel layer (``memory``; ``pubsub``
 and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settings.py builds them for
@@ -20,7 +21,8 @@ The machine is shared and loaded, so each round is summarised on its own (p50, p
 the table shows medians over rounds; the ratios are medians of app/floor over rounds run back to back
 (target: p99 ratio <= 1.2). Bounded: each configuration has a time budget (``--budget``); one that runs
 out reports the rounds it measured and says it did not finish. Benchmarks report, they do not gate: exit
-status 0.
+status 0. ``--hub`` sets ``LIVE_HUB`` for the server (``on``, the settings' default, or ``off``: each
+socket joins the group with its own channel); given both, each configuration runs with one then the other.
 """
 
 from __future__ import annotations
@@ -186,6 +188,7 @@ async def http_post(host: str, port: int, path: str) -> dict[str, Any]:
 SERVERS = ("daphne", "uvicorn")
 START_TIMEOUT = 240  # seconds; on the shared, loaded machine importing Django alone can take a minute
 LAYERS = ("memory", "pubsub", "core")
+HUB_MODES = ("on", "off")
 
 
 def free_port() -> int:
@@ -364,12 +367,12 @@ def _ms(value: float) -> str:
 
 
 HEADER = (
-    f"{'server':8} {'layer':7} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  "
+    f"{'server':8} {'layer':7} {'hub':3} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  "
     f"{'p50 x':>6} {'p99 x':>6} {'last x':>6} {'rounds':>6} {'lost':>5} {'conn s':>6}"
 )
 
 
-def format_rows(server: str, layer: str, n: int, result: Result) -> list[str]:
+def format_rows(server: str, layer: str, hub: str, n: int, result: Result) -> list[str]:
     app, floor = result.app, result.floor
     ratios = (
         f"  {paired_ratio(app.p50, floor.p50):6.2f} {paired_ratio(app.p99, floor.p99):6.2f}"
@@ -378,18 +381,20 @@ def format_rows(server: str, layer: str, n: int, result: Result) -> list[str]:
     rows = []
     for name, s in (("app", app), ("floor", floor)):
         rows.append(
-            f"{server:8} {layer:7} {n:4} {name:6} {_ms(_median(s.p50))} {_ms(_median(s.p99))} {_ms(_median(s.last))}"
+            f"{server:8} {layer:7} {hub:3} {n:4} {name:6}"
+            f" {_ms(_median(s.p50))} {_ms(_median(s.p99))} {_ms(_median(s.last))}"
             + (ratios if name == "app" else " " * 23)
             + f" {s.rounds:6} {s.lost:5} {result.connect_s:6.1f}"
         )
     if result.stopped:
-        rows.append(f"{server:8} {layer:7} {n:4} did not finish: {result.stopped}")
+        rows.append(f"{server:8} {layer:7} {hub:3} {n:4} did not finish: {result.stopped}")
     return rows
 
 
-def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int, budget: float) -> None:
+def run_configuration(server: str, layer: str, hub: str, sizes: Sequence[int], rounds: int, budget: float) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": layer}
+        env["LIVE_HUB"] = "1" if hub == "on" else "0"
         if layer != "memory":
             env["REDIS_LAYER"] = layer  # the app's own settings build the layer (see fanout_asgi)
         env.pop("DATABASE_URL", None)
@@ -399,7 +404,7 @@ def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int
         try:
             process = start_server(server, "bench.fanout_asgi:application", port, env, Path(tmp) / "server.log")
         except RuntimeError as error:
-            print(f"{server:8} {layer:7} did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
+            print(f"{server:8} {layer:7} {hub:3} did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
             return
         try:
             campaign_id = asyncio.run(asyncio.wait_for(http_post("127.0.0.1", port, "/__bench/setup/"), 60))[
@@ -412,13 +417,20 @@ def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int
                     asyncio.run(asyncio.wait_for(measure(port, campaign_id, n, rounds, result, budget), budget + 60))
                 except (TimeoutError, ConnectionError, OSError) as error:
                     result.stopped = f"{type(error).__name__} {error}".strip()
-                for row in format_rows(server, layer, n, result):
+                for row in format_rows(server, layer, hub, n, result):
                     print(row, flush=True)
         finally:
             stop(process)
 
 
-def run(servers: Sequence[str], layers: Sequence[str], sizes: Sequence[int], rounds: int, budget: float) -> None:
+def run(
+    servers: Sequence[str],
+    layers: Sequence[str],
+    sizes: Sequence[int],
+    rounds: int,
+    budget: float,
+    hubs: Sequence[str] = ("on",),
+) -> None:
     print(
         f"fan-out: one event to N WebSocket clients, {rounds} rounds each; ms, medians over rounds of each round's"
         " p50/p99/last; x = median over rounds of app/floor run back to back"
@@ -429,7 +441,8 @@ def run(servers: Sequence[str], layers: Sequence[str], sizes: Sequence[int], rou
             print(f"{'*':8} {layer:7} skipped: REDIS_URL is not set")
             continue
         for server in servers:
-            run_configuration(server, layer, sizes, rounds, budget)
+            for hub in hubs:  # innermost: the modes compared run back to back, under the same load
+                run_configuration(server, layer, hub, sizes, rounds, budget)
     print(f"target: app p99 within {P99_RATIO_TARGET}x of the floor")
 
 
@@ -449,11 +462,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layers", type=lambda v: _choices(v, LAYERS), default=list(LAYERS))
     parser.add_argument("--sizes", default="100,500")
     parser.add_argument("--budget", type=float, default=MEASURE_LIMIT, help="seconds per configuration and size")
+    hub_help = "LIVE_HUB for the server: on (the default), off, or on,off to compare"
+    parser.add_argument("--hub", type=lambda v: _choices(v, HUB_MODES), default=["on"], help=hub_help)
     args = parser.parse_args(argv)
     if args.quick:
-        run(args.servers, ["memory"], [100], 5, args.budget)
+        run(args.servers, ["memory"], [100], 5, args.budget, args.hub)
     else:
-        run(args.servers, args.layers, [int(n) for n in args.sizes.split(",")], args.rounds, args.budget)
+        run(args.servers, args.layers, [int(n) for n in args.sizes.split(",")], args.rounds, args.budget, args.hub)
     return 0
 
 

@@ -44,17 +44,17 @@ def test_a_configuration_cut_short_says_so_with_what_it_measured() -> None:
     result = fanout.Result(connect_s=12.0, stopped="time budget 150 s spent")
     result.app.add_round([0.2, 0.4], expected=2)
     result.floor.add_round([0.1, 0.2], expected=2)
-    rows = fanout.format_rows("uvicorn", "core", 500, result)
-    assert rows[0].split()[:4] == ["uvicorn", "core", "500", "app"]
-    assert rows[0].split()[7:10] == ["2.00", "2.00", "2.00"]
-    assert rows[-1] == "uvicorn  core     500 did not finish: time budget 150 s spent"
+    rows = fanout.format_rows("uvicorn", "core", "off", 500, result)
+    assert rows[0].split()[:5] == ["uvicorn", "core", "off", "500", "app"]
+    assert rows[0].split()[8:11] == ["2.00", "2.00", "2.00"]
+    assert rows[-1] == "uvicorn  core    off  500 did not finish: time budget 150 s spent"
 
 
 def test_a_finished_configuration_has_no_did_not_finish_row() -> None:
     result = fanout.Result(connect_s=1.0)
     result.app.add_round([0.1], expected=1)
     result.floor.add_round([0.1], expected=1)
-    assert len(fanout.format_rows("daphne", "memory", 100, result)) == 2
+    assert len(fanout.format_rows("daphne", "memory", "on", 100, result)) == 2
 
 
 def test_unknown_server_or_layer_is_refused() -> None:
@@ -64,6 +64,8 @@ def test_unknown_server_or_layer_is_refused() -> None:
         fanout.main(["--layers", "redis"])  # the old name: the layers are memory, pubsub, core
     with pytest.raises(SystemExit):
         fanout.main(["--servers", "gunicorn"])
+    with pytest.raises(SystemExit):
+        fanout.main(["--hub", "maybe"])
 
 
 @contextmanager
