@@ -9,7 +9,13 @@ applying its own viewer's filter and writing the frame serialized at publish tim
 leave drops the subscription.
 
 Order: one task reads a campaign's messages and hands each to every socket before taking the next, so
-each socket gets its events in the order the layer delivered them (as its own channel would).
+each socket gets its events in the order the layer delivered them (as its own channel would). The price:
+a send that waits waits for all. daphne's never do (Twisted buffers); uvicorn's wait only once a client
+that stopped reading has filled its TCP and write buffers (thousands of events of ~100 bytes), and the
+ping timeout closes such a client. A feed that falls behind loses what overflows its channel (100
+messages in the in-memory layer and RedisChannelLayer; pub/sub queues are unbounded) for all this process's
+sockets of the campaign at once, where a socket's own channel lost them for it alone; the heartbeat tells
+them, and they resync from the log.
 """
 
 from __future__ import annotations
