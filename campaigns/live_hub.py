@@ -21,6 +21,7 @@ them, and they resync from the log.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import weakref
 from typing import Any, Protocol
@@ -34,6 +35,8 @@ logger = logging.getLogger(__name__)
 # The layers drop a group member a day after it joined (channels' group_expiry): a campaign with a socket
 # open in the process all along keeps its one subscription for longer, so it joins again now and then.
 RENEW_SECONDS = 3600.0
+# Seconds between attempts to read again after the layer failed (Redis away), doubling up to the maximum.
+RETRY_SECONDS, RETRY_MAX_SECONDS = 1.0, 30.0
 
 
 class LiveSocket(Protocol):
@@ -49,8 +52,7 @@ class LiveSocket(Protocol):
 class CampaignFeed:
     """One campaign's subscription in this process, and its sockets here."""
 
-    def __init__(self, hub: LiveHub, campaign_id: int) -> None:
-        self.hub = hub
+    def __init__(self, campaign_id: int) -> None:
         self.campaign_id = campaign_id
         self.sockets: set[LiveSocket] = set()
         self.channel_name: str | None = None
@@ -67,15 +69,21 @@ class CampaignFeed:
         self.reader = asyncio.get_running_loop().create_task(self._read(layer, self.channel_name))
 
     async def _read(self, layer: Any, channel_name: str) -> None:
+        retry = RETRY_SECONDS
         while True:
             try:
                 message = await layer.receive(channel_name)
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the layer is away (Redis down): try again, the sockets stay open
-                logger.exception("live hub of campaign %s could not read its channel", self.campaign_id)
-                await asyncio.sleep(1)
+            except Exception:  # the layer is away (Redis down): the sockets stay open, the heartbeat
+                # tells their clients what they miss meanwhile, and the feed comes back with the layer.
+                logger.warning("live hub of campaign %s could not read its channel", self.campaign_id, exc_info=True)
+                await asyncio.sleep(retry)
+                retry = min(retry * 2, RETRY_MAX_SECONDS)
+                with contextlib.suppress(Exception):  # still away: the next receive fails and waits again
+                    await self.renew()  # a restarted Redis forgot the group's members
                 continue
+            retry = RETRY_SECONDS
             if message.get("type") == "campaign.event":
                 await self.fan_out(message)
 
@@ -128,7 +136,7 @@ class LiveHub:
         every event sent from then on reaches the socket (it holds them in ``pending`` until its hello)."""
         feed = self.feeds.get(socket.campaign_id)
         if feed is None:
-            feed = self.feeds[socket.campaign_id] = CampaignFeed(self, socket.campaign_id)
+            feed = self.feeds[socket.campaign_id] = CampaignFeed(socket.campaign_id)
         socket.pending = []
         feed.sockets.add(socket)
         try:

@@ -12,6 +12,7 @@ import pytest
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from campaigns import consumers, services
+from campaigns import live_hub as live_hub_module
 from campaigns.consumers import CampaignConsumer
 from campaigns.events import campaign_group
 from campaigns.live_hub import live_hub
@@ -168,3 +169,27 @@ async def test_without_the_hub_each_socket_joins_the_group(
         assert (await socket.event())["seq"] == end
         await socket.close()
     assert members(layer, table.campaign.pk) == 0
+
+
+async def test_a_feed_whose_layer_failed_joins_again_and_reads_on(
+    table: Table, layer: InMemoryChannelLayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redis went away and came back empty: the feed's read failed, and its group membership is gone."""
+    monkeypatch.setattr(live_hub_module, "RETRY_SECONDS", 0.01)
+    receive = layer.receive
+    failures: list[str] = []
+
+    async def failing_once(channel: str) -> Any:
+        # Only the feed's channel is in the group (the sockets' own channels are not, with the hub).
+        if not failures and channel in layer.groups.get(campaign_group(table.campaign.pk), {}):
+            failures.append(channel)
+            layer.groups.clear()
+            raise ConnectionError("Redis restarted")
+        return await receive(channel)
+
+    monkeypatch.setattr(layer, "receive", failing_once)
+    socket = await connect_as(table.reader, table.campaign.pk)
+    end = await marker(table)
+    assert failures and (await socket.event())["seq"] == end
+    assert members(layer, table.campaign.pk) == 1
+    await socket.close()
