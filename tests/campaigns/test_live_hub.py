@@ -5,7 +5,6 @@ Transactional, against the real ASGI application and the in-memory layer, as tes
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -24,14 +23,14 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-async def layer(settings: Any) -> AsyncIterator[InMemoryChannelLayer]:
-    """The in-memory layer, emptied (other tests' sockets may have left members behind), with the hub on."""
+def layer(settings: Any) -> InMemoryChannelLayer:
+    """A fresh in-memory layer (also under ``make test-services``, whose layer is Redis), with the hub on."""
     settings.LIVE_HUB = True
+    # Changing the setting makes channels build its layers anew: no members left by other tests' sockets.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     channel_layer = get_channel_layer()
     assert isinstance(channel_layer, InMemoryChannelLayer)
-    await channel_layer.flush()
-    yield channel_layer
-    await channel_layer.flush()
+    return channel_layer
 
 
 def members(layer: InMemoryChannelLayer, campaign_id: int) -> int:
