@@ -5,6 +5,8 @@ Run from the repository root (REDIS_URL for the Redis rows; without it they are 
     .venv/bin/python -m bench.fanout            # daphne and uvicorn x memory, pubsub, core x 100, 500 clients
     .venv/bin/python -m bench.fanout --quick    # memory layer, 100 clients, 5 rounds, both servers
     .venv/bin/python -m bench.fanout --servers uvicorn --layers core --sizes 500 --rounds 8 --budget 150
+    .venv/bin/python -m bench.fanout --hub on,off   # the per-process hub (LIVE_HUB) against one channel per socket
+    .venv/bin/python -m bench.fanout --plain        # also against plain WebSockets (the moonshot: app p99 <= 2x)
 
 For each server (daphne, uvicorn: one process each, same app) and channel layer (``memory``; ``pubsub``
 and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settings.py builds them for
@@ -20,7 +22,10 @@ The machine is shared and loaded, so each round is summarised on its own (p50, p
 the table shows medians over rounds; the ratios are medians of app/floor over rounds run back to back
 (target: p99 ratio <= 1.2). Bounded: each configuration has a time budget (``--budget``); one that runs
 out reports the rounds it measured and says it did not finish. Benchmarks report, they do not gate: exit
-status 0.
+status 0. ``--hub`` sets ``LIVE_HUB`` for the server (``on``, the settings' default, or ``off``: each
+socket joins the group with its own channel); given both, each configuration runs with one then the other.
+``--plain`` adds N more clients and a third round to each: a bare ASGI app writes the same payload to its
+sockets (no Channels at all); on its row, x is app/plain (the moonshot: p99 <= 2x).
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 P99_RATIO_TARGET = 1.2
+PLAIN_P99_RATIO_TARGET = 2.0
 
 
 # --- A minimal WebSocket client (the venv has no client library; this one costs almost nothing) --------
@@ -186,6 +192,7 @@ async def http_post(host: str, port: int, path: str) -> dict[str, Any]:
 SERVERS = ("daphne", "uvicorn")
 START_TIMEOUT = 240  # seconds; on the shared, loaded machine importing Django alone can take a minute
 LAYERS = ("memory", "pubsub", "core")
+HUB_MODES = ("on", "off")
 
 
 def free_port() -> int:
@@ -311,18 +318,27 @@ async def _connect_many(port: int, path: str, n: int) -> list[WsClient]:
 class Result:
     app: Samples = field(default_factory=Samples)
     floor: Samples = field(default_factory=Samples)
+    plain: Samples = field(default_factory=Samples)  # with --plain
     connect_s: float = float("nan")
     stopped: str = ""  # why the configuration did not finish its rounds, if it did not
 
 
 async def measure(
-    port: int, campaign_id: int, n: int, rounds: int, result: Result, budget: float, warmup: int = 3
+    port: int,
+    campaign_id: int,
+    n: int,
+    rounds: int,
+    result: Result,
+    budget: float,
+    warmup: int = 3,
+    plain: bool = False,
 ) -> None:
     """Fills ``result`` as rounds complete, so a configuration cut short still reports what it measured."""
     deadline = time.monotonic() + budget
     started = time.monotonic()
     app_clients = await _connect_many(port, f"/ws/campaigns/{campaign_id}/", n)
     floor_clients = await _connect_many(port, "/ws/__bench/floor/", n)
+    plain_clients = await _connect_many(port, "/ws/__bench/plain/", n) if plain else []
     result.connect_s = time.monotonic() - started
     await asyncio.sleep(0.5)
     floor_seq = 0
@@ -334,13 +350,16 @@ async def measure(
     async def floor_trigger() -> dict[str, Any]:
         return await http_post("127.0.0.1", port, f"/__bench/floor/?size={size}&seq={floor_seq}")
 
+    async def plain_trigger() -> dict[str, Any]:
+        return await http_post("127.0.0.1", port, f"/__bench/plain/?size={size}&seq={floor_seq}")
+
     try:
         for index in range(warmup + rounds):
             if time.monotonic() > deadline:
                 result.stopped = f"time budget {budget:.0f} s spent"
                 break
             keep = index >= warmup
-            app, floor = (result.app, result.floor) if keep else (Samples(), Samples())
+            app, floor, bare = (result.app, result.floor, result.plain) if keep else (Samples(), Samples(), Samples())
             await _round(app_clients, app_trigger, app, ROUND_TIMEOUT)
             # The floor's payload matches the app's frame, measured on the wire.
             size = app_clients[0].last_size or size
@@ -348,8 +367,11 @@ async def measure(
             floor_seq += 1
             await _round(floor_clients, floor_trigger, floor, ROUND_TIMEOUT)
             await asyncio.sleep(0.1)
+            if plain_clients:
+                await _round(plain_clients, plain_trigger, bare, ROUND_TIMEOUT)
+                await asyncio.sleep(0.1)
     finally:
-        for client in app_clients + floor_clients:
+        for client in app_clients + floor_clients + plain_clients:
             await client.close()
         await asyncio.sleep(0.3)
 
@@ -364,32 +386,43 @@ def _ms(value: float) -> str:
 
 
 HEADER = (
-    f"{'server':8} {'layer':7} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  "
+    f"{'server':8} {'layer':7} {'hub':3} {'N':>4} {'':6} {'p50':>8} {'p99':>8} {'last':>8}  "
     f"{'p50 x':>6} {'p99 x':>6} {'last x':>6} {'rounds':>6} {'lost':>5} {'conn s':>6}"
 )
 
 
-def format_rows(server: str, layer: str, n: int, result: Result) -> list[str]:
-    app, floor = result.app, result.floor
-    ratios = (
-        f"  {paired_ratio(app.p50, floor.p50):6.2f} {paired_ratio(app.p99, floor.p99):6.2f}"
-        f" {paired_ratio(app.last, floor.last):6.2f}"
+def _ratios(app: Samples, base: Samples) -> str:
+    return (
+        f"  {paired_ratio(app.p50, base.p50):6.2f} {paired_ratio(app.p99, base.p99):6.2f}"
+        f" {paired_ratio(app.last, base.last):6.2f}"
     )
+
+
+def format_rows(server: str, layer: str, hub: str, n: int, result: Result) -> list[str]:
+    """The app row (x: app/floor), the floor's, and with --plain the plain row (x: app/plain)."""
+    app, floor, plain = result.app, result.floor, result.plain
+    lines = [("app", app, _ratios(app, floor)), ("floor", floor, " " * 23)]
+    if plain.rounds or plain.lost:
+        lines.append(("plain", plain, _ratios(app, plain)))
     rows = []
-    for name, s in (("app", app), ("floor", floor)):
+    for name, s, ratios in lines:
         rows.append(
-            f"{server:8} {layer:7} {n:4} {name:6} {_ms(_median(s.p50))} {_ms(_median(s.p99))} {_ms(_median(s.last))}"
-            + (ratios if name == "app" else " " * 23)
+            f"{server:8} {layer:7} {hub:3} {n:4} {name:6}"
+            f" {_ms(_median(s.p50))} {_ms(_median(s.p99))} {_ms(_median(s.last))}"
+            + ratios
             + f" {s.rounds:6} {s.lost:5} {result.connect_s:6.1f}"
         )
     if result.stopped:
-        rows.append(f"{server:8} {layer:7} {n:4} did not finish: {result.stopped}")
+        rows.append(f"{server:8} {layer:7} {hub:3} {n:4} did not finish: {result.stopped}")
     return rows
 
 
-def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int, budget: float) -> None:
+def run_configuration(
+    server: str, layer: str, hub: str, sizes: Sequence[int], rounds: int, budget: float, plain: bool = False
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": layer}
+        env["LIVE_HUB"] = "1" if hub == "on" else "0"
         if layer != "memory":
             env["REDIS_LAYER"] = layer  # the app's own settings build the layer (see fanout_asgi)
         env.pop("DATABASE_URL", None)
@@ -399,7 +432,7 @@ def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int
         try:
             process = start_server(server, "bench.fanout_asgi:application", port, env, Path(tmp) / "server.log")
         except RuntimeError as error:
-            print(f"{server:8} {layer:7} did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
+            print(f"{server:8} {layer:7} {hub:3} did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
             return
         try:
             campaign_id = asyncio.run(asyncio.wait_for(http_post("127.0.0.1", port, "/__bench/setup/"), 60))[
@@ -409,16 +442,25 @@ def run_configuration(server: str, layer: str, sizes: Sequence[int], rounds: int
                 result = Result()
                 # Bounded in time: rounds stop at the budget; a hang (connect, trigger) is cut a minute later.
                 try:
-                    asyncio.run(asyncio.wait_for(measure(port, campaign_id, n, rounds, result, budget), budget + 60))
+                    rounds_of = measure(port, campaign_id, n, rounds, result, budget, plain=plain)
+                    asyncio.run(asyncio.wait_for(rounds_of, budget + 60))
                 except (TimeoutError, ConnectionError, OSError) as error:
                     result.stopped = f"{type(error).__name__} {error}".strip()
-                for row in format_rows(server, layer, n, result):
+                for row in format_rows(server, layer, hub, n, result):
                     print(row, flush=True)
         finally:
             stop(process)
 
 
-def run(servers: Sequence[str], layers: Sequence[str], sizes: Sequence[int], rounds: int, budget: float) -> None:
+def run(
+    servers: Sequence[str],
+    layers: Sequence[str],
+    sizes: Sequence[int],
+    rounds: int,
+    budget: float,
+    hubs: Sequence[str] = ("on",),
+    plain: bool = False,
+) -> None:
     print(
         f"fan-out: one event to N WebSocket clients, {rounds} rounds each; ms, medians over rounds of each round's"
         " p50/p99/last; x = median over rounds of app/floor run back to back"
@@ -429,8 +471,12 @@ def run(servers: Sequence[str], layers: Sequence[str], sizes: Sequence[int], rou
             print(f"{'*':8} {layer:7} skipped: REDIS_URL is not set")
             continue
         for server in servers:
-            run_configuration(server, layer, sizes, rounds, budget)
-    print(f"target: app p99 within {P99_RATIO_TARGET}x of the floor")
+            for hub in hubs:  # innermost: the modes compared run back to back, under the same load
+                run_configuration(server, layer, hub, sizes, rounds, budget, plain)
+    print(
+        f"target: app p99 within {P99_RATIO_TARGET}x of the floor"
+        + (f"; moonshot: within {PLAIN_P99_RATIO_TARGET}x of plain WebSockets" if plain else "")
+    )
 
 
 def _choices(value: str, allowed: Sequence[str]) -> list[str]:
@@ -449,11 +495,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--layers", type=lambda v: _choices(v, LAYERS), default=list(LAYERS))
     parser.add_argument("--sizes", default="100,500")
     parser.add_argument("--budget", type=float, default=MEASURE_LIMIT, help="seconds per configuration and size")
+    hub_help = "LIVE_HUB for the server: on (the default), off, or on,off to compare"
+    parser.add_argument("--hub", type=lambda v: _choices(v, HUB_MODES), default=["on"], help=hub_help)
+    parser.add_argument("--plain", action="store_true", help="also measure plain WebSockets (no Channels)")
     args = parser.parse_args(argv)
     if args.quick:
-        run(args.servers, ["memory"], [100], 5, args.budget)
+        run(args.servers, ["memory"], [100], 5, args.budget, args.hub, args.plain)
     else:
-        run(args.servers, args.layers, [int(n) for n in args.sizes.split(",")], args.rounds, args.budget)
+        sizes = [int(n) for n in args.sizes.split(",")]
+        run(args.servers, args.layers, sizes, args.rounds, args.budget, args.hub, args.plain)
     return 0
 
 

@@ -5,7 +5,9 @@
   transaction, exactly as ``characters.services`` announces one; returns the commit time;
 - ``POST /__bench/floor/?size=<n>``: the floor: a pre-serialized payload of ``n`` bytes sent straight
   to the group of the bare consumer below, with no database, policy or thread hop;
-- ``/ws/__bench/floor/``: that bare consumer: an ``AsyncWebsocketConsumer`` that forwards the payload.
+- ``/ws/__bench/floor/``: that bare consumer: an ``AsyncWebsocketConsumer`` that forwards the payload;
+- ``POST /__bench/plain/?size=<n>`` and ``/ws/__bench/plain/``: plain WebSockets, the moonshot's floor: a
+  bare ASGI app (no Channels, no layer, no consumer) that writes the payload to each of its sockets.
 
 ``BENCH_LAYER`` picks the channel layer: ``memory``, or ``core`` / ``pubsub``, which must match
 ``REDIS_LAYER`` so the Redis rows use the settings' layer config as production does (``REDIS_URL`` set).
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -65,6 +68,23 @@ class FloorConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=message["frame"])
 
 
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+_plain_sockets: set[Send] = set()
+
+
+async def plain_websocket(scope: dict[str, Any], receive: Any, send: Send) -> None:
+    """A WebSocket with nothing between the server and the broadcast loop of ``_plain``."""
+    await receive()  # websocket.connect
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.send", "text": '{"type":"hello","seq":0}'})
+    _plain_sockets.add(send)
+    try:
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+    finally:
+        _plain_sockets.discard(send)
+
+
 def _setup() -> dict[str, Any]:
     from accounts.models import User
     from campaigns import services
@@ -88,11 +108,23 @@ def _pool_change(campaign_id: int, t0: float) -> dict[str, Any]:
     return {"t0": t0, "seq": last_seq(campaign_id)}
 
 
-async def _floor(size: int, seq: int) -> dict[str, Any]:
+def _payload(size: int, seq: int) -> str:
     body = json.dumps({"seq": seq, "type": "pool.changed", "data": {"pad": ""}}, separators=(",", ":"))
-    frame = body.replace('"pad":""', '"pad":"' + "x" * max(0, size - len(body)) + '"')
+    return body.replace('"pad":""', '"pad":"' + "x" * max(0, size - len(body)) + '"')
+
+
+async def _floor(size: int, seq: int) -> dict[str, Any]:
+    frame = _payload(size, seq)
     t0 = time.time()
     await get_channel_layer().group_send(FLOOR_GROUP, {"type": "floor.event", "frame": frame})
+    return {"t0": t0, "seq": seq}
+
+
+async def _plain(size: int, seq: int) -> dict[str, Any]:
+    message = {"type": "websocket.send", "text": _payload(size, seq)}
+    t0 = time.time()
+    for send in list(_plain_sockets):
+        await send(message)
     return {"t0": t0, "seq": seq}
 
 
@@ -108,6 +140,8 @@ async def bench_http(scope: dict[str, Any], receive: Any, send: Any) -> None:
         result = await sync_to_async(_pool_change)(int(route.rstrip("/").rsplit("/", 1)[1]), time.time())
     elif route == "/__bench/floor/":
         result = await _floor(int(query.get("size", "80")), int(query.get("seq", "0")))
+    elif route == "/__bench/plain/":
+        result = await _plain(int(query.get("size", "80")), int(query.get("seq", "0")))
     else:
         result = {"error": "unknown"}
     body = json.dumps(result).encode()
@@ -116,11 +150,16 @@ async def bench_http(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-application = ProtocolTypeRouter(
-    {
-        "http": bench_http,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, path("ws/__bench/floor/", FloorConsumer.as_asgi())]))
-        ),
-    }
+channels_websocket = AllowedHostsOriginValidator(
+    AuthMiddlewareStack(URLRouter([*websocket_urlpatterns, path("ws/__bench/floor/", FloorConsumer.as_asgi())]))
 )
+
+
+async def bench_websocket(scope: dict[str, Any], receive: Any, send: Send) -> None:
+    if scope["path"] == "/ws/__bench/plain/":
+        await plain_websocket(scope, receive, send)
+    else:
+        await channels_websocket(scope, receive, send)
+
+
+application = ProtocolTypeRouter({"http": bench_http, "websocket": bench_websocket})

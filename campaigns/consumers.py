@@ -21,7 +21,9 @@ Protocol (JSON text frames; the event catalogue is in ``campaigns.events``):
 
 Cost per event and recipient is one set lookup and a send of the frame serialized once at publish time:
 no query, no JSON encoding, no thread hop (an async consumer; the database is only touched on connect
-and when a scene, the campaign's settings or this viewer's membership change).
+and when a scene, the campaign's settings or this viewer's membership change). With ``LIVE_HUB`` (the
+default) not even a channel-layer message per socket: ``campaigns.live_hub`` receives one per process and
+campaign and hands it to each socket's ``forward``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from campaigns.events import (
     message_audience,
     number_stranded_events,
 )
+from campaigns.live_hub import CampaignFeed, live_hub
 from campaigns.models import Campaign, CampaignSequence
 from campaigns.policy import Viewer
 from tintero.ws_auth import SUBPROTOCOL
@@ -96,6 +99,7 @@ class Heartbeats:
         while self.sockets:
             await asyncio.sleep(float(settings.LIVE_HEARTBEAT_SECONDS))
             await self.beat()
+            await live_hub().renew()
         self.task = None
 
     async def beat(self) -> None:
@@ -131,6 +135,9 @@ class CampaignConsumer(AsyncWebsocketConsumer):
     scene_ids: frozenset[int] = frozenset()
     hello_seq = 0
     joined = False
+    # With LIVE_HUB: the process's feed of this campaign, and the events it handed over while connecting.
+    feed: CampaignFeed | None = None
+    pending: list[dict[str, Any]] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -145,16 +152,35 @@ class CampaignConsumer(AsyncWebsocketConsumer):
             return
         # Join before reading the last seq: every event committed after that read reaches this socket,
         # and anything older is covered by the hello's seq (the client resyncs from there if it must).
-        await self.channel_layer.group_add(campaign_group(self.campaign_id), self.channel_name)
-        self.joined = True
+        # Events that arrive meanwhile wait: in this consumer's channel, or with the hub in ``pending``.
+        if settings.LIVE_HUB:
+            self.feed = await live_hub().join(self)
+        else:
+            await self.channel_layer.group_add(campaign_group(self.campaign_id), self.channel_name)
+            self.joined = True
         loaded = await database_sync_to_async(_load_viewer)(self.scope.get("user"), self.campaign_id)
         await self.accept(subprotocol)
         if loaded is None:
+            await self._leave_feed()
             await self.close(code=CLOSE_NOT_FOUND)
             return
         self.viewer, self.scene_ids, self.hello_seq = loaded
         await self.send(text_data=json.dumps({"type": "hello", "seq": self.hello_seq}))
         heartbeats().add(self)
+        await self._forward_pending()
+
+    async def _forward_pending(self) -> None:
+        """Forward what the hub held while this socket connected; then the hub forwards to it directly.
+        Events arriving while these are sent join the list, so the order holds."""
+        pending = self.pending
+        while pending:
+            await self.forward(pending.pop(0))
+        self.pending = None
+
+    async def _leave_feed(self) -> None:
+        feed, self.feed = self.feed, None
+        if feed is not None:
+            await live_hub().leave(self, feed)
 
     async def heartbeat(self, seq: int) -> None:
         """Tell the client the campaign's last seq, with the filtered seqs it has not been told of yet."""
@@ -167,6 +193,7 @@ class CampaignConsumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         heartbeats().discard(self)
+        await self._leave_feed()
         if self.joined:
             await self.channel_layer.group_discard(campaign_group(self.campaign_id), self.channel_name)
             self.joined = False
@@ -186,7 +213,11 @@ class CampaignConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=json.dumps({"type": "error", "message": message}))
 
     async def campaign_event(self, message: dict[str, Any]) -> None:
-        """A ``campaign.event`` from the group (see ``campaigns.events.publish``)."""
+        """A ``campaign.event`` from the group, in this socket's own channel (without the hub)."""
+        await self.forward(message)
+
+    async def forward(self, message: dict[str, Any]) -> None:
+        """Send a ``campaign.event`` (see ``campaigns.events.publish``) if this viewer may see it."""
         viewer = self.viewer
         seq = message["seq"]
         if viewer is None or seq <= self.hello_seq:

@@ -175,6 +175,9 @@ CHANNEL_LAYER_PREFIX = env_str("CHANNEL_LAYER_PREFIX", "tintero")
 # Seconds between the sockets' heartbeat frames ({"type": "heartbeat", "seq": <last seq>}): a client
 # that has missed the tail of a stream (events sent while the layer was down) notices within this time.
 LIVE_HEARTBEAT_SECONDS = env_int("LIVE_HEARTBEAT_SECONDS", 15)
+# One channel-layer subscription per campaign and process, fanned out to that process's sockets
+# (campaigns.live_hub), instead of one per socket. `make bench` (bench/fanout.py --hub on,off) compares them.
+LIVE_HUB = env_bool("LIVE_HUB", True)
 _REDIS_BACKENDS = {
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
     "core": "channels_redis.core.RedisChannelLayer",

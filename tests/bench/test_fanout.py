@@ -44,17 +44,27 @@ def test_a_configuration_cut_short_says_so_with_what_it_measured() -> None:
     result = fanout.Result(connect_s=12.0, stopped="time budget 150 s spent")
     result.app.add_round([0.2, 0.4], expected=2)
     result.floor.add_round([0.1, 0.2], expected=2)
-    rows = fanout.format_rows("uvicorn", "core", 500, result)
-    assert rows[0].split()[:4] == ["uvicorn", "core", "500", "app"]
-    assert rows[0].split()[7:10] == ["2.00", "2.00", "2.00"]
-    assert rows[-1] == "uvicorn  core     500 did not finish: time budget 150 s spent"
+    rows = fanout.format_rows("uvicorn", "core", "off", 500, result)
+    assert rows[0].split()[:5] == ["uvicorn", "core", "off", "500", "app"]
+    assert rows[0].split()[8:11] == ["2.00", "2.00", "2.00"]
+    assert rows[-1] == "uvicorn  core    off  500 did not finish: time budget 150 s spent"
 
 
 def test_a_finished_configuration_has_no_did_not_finish_row() -> None:
     result = fanout.Result(connect_s=1.0)
     result.app.add_round([0.1], expected=1)
     result.floor.add_round([0.1], expected=1)
-    assert len(fanout.format_rows("daphne", "memory", 100, result)) == 2
+    assert len(fanout.format_rows("daphne", "memory", "on", 100, result)) == 2
+
+
+def test_the_plain_row_compares_the_app_with_plain_websockets() -> None:
+    result = fanout.Result(connect_s=1.0)
+    result.app.add_round([0.3], expected=1)
+    result.floor.add_round([0.3], expected=1)
+    result.plain.add_round([0.1], expected=1)
+    rows = fanout.format_rows("uvicorn", "memory", "on", 100, result)
+    assert [row.split()[4] for row in rows] == ["app", "floor", "plain"]
+    assert rows[0].split()[9] == "1.00" and rows[2].split()[9] == "3.00"  # p99 x: app/floor, then app/plain
 
 
 def test_unknown_server_or_layer_is_refused() -> None:
@@ -64,6 +74,8 @@ def test_unknown_server_or_layer_is_refused() -> None:
         fanout.main(["--layers", "redis"])  # the old name: the layers are memory, pubsub, core
     with pytest.raises(SystemExit):
         fanout.main(["--servers", "gunicorn"])
+    with pytest.raises(SystemExit):
+        fanout.main(["--hub", "maybe"])
 
 
 @contextmanager
@@ -84,13 +96,14 @@ def _serving(server: str, tmp_path: Path) -> Iterator[tuple[int, int]]:
 
 @pytest.mark.parametrize("server", fanout.SERVERS)
 def test_both_servers_deliver_app_and_floor_rounds(server: str, tmp_path: Path) -> None:
-    """Small but real: the server process, the benchmark app, our WebSocket client and two rounds of each."""
+    """Small but real: the server process, the benchmark app, our WebSocket client and two rounds of each
+    (app, floor and plain WebSockets)."""
     result = fanout.Result()
     with _serving(server, tmp_path) as (port, campaign_id):
-        measure = fanout.measure(port, campaign_id, 3, rounds=2, result=result, budget=120, warmup=0)
+        measure = fanout.measure(port, campaign_id, 3, rounds=2, result=result, budget=120, warmup=0, plain=True)
         asyncio.run(asyncio.wait_for(measure, 180))
-    assert (result.app.rounds, result.floor.rounds) == (2, 2)
-    assert result.app.lost == result.floor.lost == 0
+    assert (result.app.rounds, result.floor.rounds, result.plain.rounds) == (2, 2, 2)
+    assert result.app.lost == result.floor.lost == result.plain.lost == 0
     assert not result.stopped
 
 
