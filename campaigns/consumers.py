@@ -17,6 +17,8 @@ Protocol (JSON text frames; the event catalogue is in ``campaigns.events``):
 - close codes: 4401 invalid API token; 4403 the viewer may no longer see the campaign (it turned
   private, or their membership of a private campaign ended), sent after an error frame with
   ``"code": "no_access"``; 4404 the campaign does not exist for this viewer. Do not retry any of them.
+  4408: the client stopped reading (a send to it waited ``campaigns.live_hub.SEND_SECONDS``): reconnect
+  and resync.
   A member removed from a public campaign keeps the socket, as the non-member reader they now are.
 
 Cost per event and recipient is one set lookup and a send of the frame serialized once at publish time:

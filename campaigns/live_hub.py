@@ -10,9 +10,10 @@ leave drops the subscription.
 
 Order: one task reads a campaign's messages and hands each to every socket before taking the next, so
 each socket gets its events in the order the layer delivered them (as its own channel would). The price:
-a send that waits waits for all. daphne's never do (Twisted buffers); uvicorn's wait only once a client
-that stopped reading has filled its TCP and write buffers (thousands of events of ~100 bytes), and the
-ping timeout closes such a client. A feed that falls behind loses what overflows its channel (100
+a send that waits waits for all. daphne's never do (Twisted buffers); uvicorn's wait once a client that
+stopped reading has filled its TCP and write buffers (thousands of events of ~100 bytes). Such a send is
+given up after ``SEND_SECONDS``: that socket leaves the feed and is closed (its client, if it is still
+there, reconnects and resyncs), and the others go on. A feed that falls behind loses what overflows its channel (100
 messages in the in-memory layer and RedisChannelLayer; pub/sub queues are unbounded) for all this process's
 sockets of the campaign at once, where a socket's own channel lost them for it alone; the heartbeat tells
 them, and they resync from the log.
@@ -37,6 +38,9 @@ logger = logging.getLogger(__name__)
 RENEW_SECONDS = 3600.0
 # Seconds between attempts to read again after the layer failed (Redis away), doubling up to the maximum.
 RETRY_SECONDS, RETRY_MAX_SECONDS = 1.0, 30.0
+# A send still waiting after this long is a client that stopped reading: it is dropped, not waited for.
+SEND_SECONDS = 5.0
+CLOSE_TOO_SLOW = 4408
 
 
 class LiveSocket(Protocol):
@@ -47,6 +51,8 @@ class LiveSocket(Protocol):
     pending: list[dict[str, Any]] | None
 
     async def forward(self, message: dict[str, Any]) -> None: ...
+
+    async def close(self, code: int | bool | None = None, reason: str | None = None) -> None: ...
 
 
 class CampaignFeed:
@@ -98,11 +104,24 @@ class CampaignFeed:
                 pending.append(message)  # still connecting: it forwards these itself after its hello
                 continue
             try:
-                await socket.forward(message)
+                async with asyncio.timeout(SEND_SECONDS):
+                    await socket.forward(message)
+            except TimeoutError:
+                logger.warning("live socket of campaign %s stopped reading: closed", self.campaign_id)
+                sockets.discard(socket)  # no more waiting on it
+                asyncio.get_running_loop().create_task(self._drop(socket))
             except OSError:  # the client went away; its disconnect takes it out of the feed
                 logger.debug("live socket of campaign %s gone mid-send", self.campaign_id)
             except Exception:  # one socket's failure is its own: the others still get the event
                 logger.exception("live socket of campaign %s failed an event", self.campaign_id)
+
+    async def _drop(self, socket: LiveSocket) -> None:
+        """Close a socket that stopped reading (in its own task: closing may wait too), and the feed with
+        it if it was the last."""
+        socket.pending = None
+        await live_hub().close_if_empty(self)
+        with contextlib.suppress(Exception):
+            await socket.close(code=CLOSE_TOO_SLOW)
 
     async def renew(self) -> None:
         if self.channel_name is None or self.reader is None:
@@ -153,6 +172,10 @@ class LiveHub:
         if socket not in feed.sockets:
             return
         feed.sockets.discard(socket)
+        await self.close_if_empty(feed)
+
+    async def close_if_empty(self, feed: CampaignFeed) -> None:
+        """Drop the feed's subscription once it has no socket left."""
         if feed.sockets:
             return
         if self.feeds.get(feed.campaign_id) is feed:

@@ -134,6 +134,31 @@ async def test_a_socket_failing_its_send_does_not_stop_the_others(
     await broken.close()
 
 
+async def test_a_socket_that_stopped_reading_is_closed_and_the_others_go_on(
+    table: Table, layer: InMemoryChannelLayer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    monkeypatch.setattr(live_hub_module, "SEND_SECONDS", 0.2)
+    stuck = await connect_as(table.player, table.campaign.pk)
+    sound = await connect_as(table.reader, table.campaign.pk)
+    consumer = consumer_of(table.campaign.pk, table.player.pk)
+
+    async def never_drains(**kwargs: Any) -> None:
+        await asyncio.Event().wait()  # a client that stopped reading: the send waits for ever
+
+    monkeypatch.setattr(consumer, "send", never_drains)
+    first = await marker(table)
+    assert (await sound.event())["seq"] == first
+    closed = await stuck.communicator.receive_output(timeout=2)
+    assert closed == {"type": "websocket.close", "code": live_hub_module.CLOSE_TOO_SLOW}
+    assert consumer not in live_hub().feeds[table.campaign.pk].sockets
+    second = await marker(table)
+    assert (await sound.event(timeout=0.15))["seq"] == second  # no longer waits on the stuck one
+    await sound.close()
+    assert table.campaign.pk not in live_hub().feeds  # the last socket out still drops the subscription
+
+
 async def test_an_event_sent_while_a_socket_connects_follows_its_hello(
     table: Table, layer: InMemoryChannelLayer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
