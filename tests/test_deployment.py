@@ -125,3 +125,10 @@ def test_no_template_comment_spans_lines() -> None:
             if "{#" in line and "#}" not in line.split("{#", 1)[1]:
                 found.append(f"{path.relative_to(ROOT)}:{number}")
     assert not found, found
+
+
+def test_the_asgi_entry_point_keeps_what_it_loaded_out_of_the_garbage_collector() -> None:
+    # In a process of its own: the test process has imported the application long before.
+    script = "import gc, tintero.asgi; print(gc.get_freeze_count())"
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
+    assert int(result.stdout.strip().splitlines()[-1]) > 10_000

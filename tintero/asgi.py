@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP and WebSocket on one port."""
 
+import gc
 import os
 
 from django.core.asgi import get_asgi_application
@@ -19,3 +20,8 @@ application = ProtocolTypeRouter(
         "websocket": OriginOrTokenValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+
+# What is loaded by now (Django, the apps, their modules) lives as long as the process: keep it out of the
+# cyclic collector, whose full collections otherwise walk all of it while requests wait (80-165 ms pauses
+# under eight writers in `make bench`, 30-65 ms frozen; their p99 went from ~300 to ~220 ms).
+gc.freeze()
