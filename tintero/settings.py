@@ -205,8 +205,9 @@ else:
 # "throttle" holds the log-in failure counts: in Redis when there is one, so every worker shares them.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    # Rendered posts (campaigns.post_fragments), kept in each process: keyed by what they show, never
-    # invalidated; the least recently used go past MAX_ENTRIES (about 2 KB each), any after a day.
+    # Rendered posts, rolls and composer fields (campaigns.post_fragments, rolls.roll_fragments,
+    # tintero.field_fragments), kept in each process: keyed by what they show, never invalidated; the least
+    # recently used go past MAX_ENTRIES (about 2 KB each), any after a day.
     "fragments": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "fragments",

@@ -4,7 +4,7 @@ SQLite has one writer at a time, and under ASGI each request runs on its own thr
 each held the write lock while losing the GIL to the seven others (their reads, Markdown, serializing),
 so every transaction stretched and the slowest waited over a second. Queued here, a request that may write
 (any method but GET, HEAD, OPTIONS and TRACE) runs its view alone and quickly, and waits only for those
-before it: eight writers post as fast as one, with a p99 of about eight posts' time (``make bench``).
+before it: eight writers post about as fast as one, with a p99 of about eight posts' time (``make bench``).
 Reads are never queued. On PostgreSQL, or with ``SQLITE_WRITE_QUEUE_SECONDS=0``, it removes itself.
 """
 
