@@ -1,27 +1,25 @@
 """A post's rendered parts, kept: its shared part (face, speaker, badges, body) and its actions.
 
 Rendering 25 posts through the template engine was most of a thread page's time. What a post shows every
-reader alike is rendered once per language and time zone and kept in the ``fragments`` cache under a digest
-of everything that template reads: an edit, a renamed author, a new portrait or a changed whisper list makes
-a new key, so nothing is ever invalidated by hand and a stale fragment cannot be served. The actions (quote,
+reader alike is rendered once per language and time zone and kept (tintero.fragments) under a digest of
+everything that template reads: an edit, a renamed author, a new portrait or a changed whisper list makes a
+new key. The actions (quote,
 edit, history, delete) are kept per post and set of permissions. The unread badge, rolls and game notes
 are rendered per request around them.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from django.core.cache import caches
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.safestring import mark_safe
 
 from campaigns.models import Post, PostKind
+from tintero.fragments import KeptFragments, digest
 
-FRAGMENT_CACHE = "fragments"
 CORE_TEMPLATE = "campaigns/_post_core.html"
 ACTIONS_TEMPLATE = "campaigns/_post_actions.html"
 # Where the viewer's unread badge goes in a kept fragment (an HTML comment: harmless if ever left in).
@@ -61,8 +59,7 @@ def core_inputs(post: Post) -> tuple[object, ...]:
 
 
 def core_key(post: Post, language: str, zone: str) -> str:
-    digest = hashlib.blake2b(repr((core_inputs(post), language, zone)).encode(), digest_size=16).hexdigest()
-    return f"post-core:{post.pk}:{digest}"
+    return f"post-core:{post.pk}:{digest((core_inputs(post), language, zone))}"
 
 
 def actions_key(post: Post, may_write: bool, language: str) -> str:
@@ -90,27 +87,17 @@ def attach_kept_parts(posts: Sequence[Post], *, may_write: bool) -> None:
     zone = timezone.get_current_timezone_name()
     cores = {post.pk: core_key(post, language, zone) for post in story}
     actions = {post.pk: actions_key(post, may_write, language) for post in story}
-    cache = caches[FRAGMENT_CACHE]
-    kept: dict[str, str] = cache.get_many([*cores.values(), *actions.values()])
-    fresh: dict[str, str] = {}
+    fragments = KeptFragments([*cores.values(), *actions.values()])
     badge = ""
-
-    def part(key: str, template: str, context: dict[str, Any]) -> str:
-        html = kept.get(key)
-        if html is None:
-            html = fresh[key] = render_to_string(template, context)
-        return html
-
     for post in story:
-        core = part(cores[post.pk], CORE_TEMPLATE, {"post": post, "unread_slot": UNREAD_SLOT})
+        core = fragments.render(cores[post.pk], CORE_TEMPLATE, {"post": post, "unread_slot": UNREAD_SLOT})
         if getattr(post, "is_unread", False):
             badge = badge or render_to_string("campaigns/_unread_badge.html")
         core = core.replace(UNREAD_SLOT, badge if getattr(post, "is_unread", False) else "", 1)
         # Both rendered by our own templates, with autoescaping.
         post.core_html = mark_safe(core)  # type: ignore[attr-defined]
         post.actions_html = mark_safe(  # type: ignore[attr-defined]
-            part(actions[post.pk], ACTIONS_TEMPLATE, {"post": post, "may_write": may_write})
+            fragments.render(actions[post.pk], ACTIONS_TEMPLATE, {"post": post, "may_write": may_write})
         )
         post.kept = True  # type: ignore[attr-defined]
-    if fresh:
-        cache.set_many(fresh)
+    fragments.store()

@@ -1,8 +1,8 @@
 """A roll's shared part (head, dice, summary, record link, follow-ups), rendered once and kept.
 
 In a thread where most posts carry dice, the rolls were a large part of the page's rendering. What a roll
-shows everyone allowed to see it is the same for them all in a language: it is kept in the ``fragments``
-cache under a digest of everything its template reads (a reveal, a follow-up or a renamed actor makes a new
+shows everyone allowed to see it is the same for them all in a language: it is kept (tintero.fragments)
+under a digest of everything its template reads (a reveal, a follow-up or a renamed actor makes a new
 key). The secret difficulty never enters the kept part: its badge and its line are slots filled per viewer,
 and the reveal controls stay outside.
 """
@@ -10,10 +10,8 @@ and the reveal controls stay outside.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 
-from django.core.cache import caches
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.safestring import mark_safe
@@ -21,8 +19,8 @@ from django.utils.safestring import mark_safe
 from campaigns.models import Post
 from campaigns.policy import Viewer
 from rolls.selectors import RollView
+from tintero.fragments import KeptFragments, digest
 
-FRAGMENT_CACHE = "fragments"
 SHARED_TEMPLATE = "rolls/_roll_shared.html"
 BADGE_SLOT = "<!--tintero:secret-badge-->"
 SECRET_SLOT = "<!--tintero:secret-->"
@@ -54,8 +52,7 @@ def shared_inputs(view: RollView) -> tuple[object, ...]:
 
 
 def shared_key(view: RollView, language: str) -> str:
-    digest = hashlib.blake2b(repr((shared_inputs(view), language)).encode(), digest_size=16).hexdigest()
-    return f"roll-shared:{view.roll.pk}:{digest}"
+    return f"roll-shared:{view.roll.pk}:{digest((shared_inputs(view), language))}"
 
 
 def keep_roll_views(viewer: Viewer, posts: Sequence[Post]) -> None:
@@ -66,20 +63,15 @@ def keep_roll_views(viewer: Viewer, posts: Sequence[Post]) -> None:
         return
     language = translation.get_language() or "es"
     keys = {view.roll.pk: shared_key(view, language) for view in views}
-    cache = caches[FRAGMENT_CACHE]
-    kept: dict[str, str] = cache.get_many(list(keys.values()))
-    fresh: dict[str, str] = {}
+    fragments = KeptFragments(keys.values())
+    slots = {"badge": BADGE_SLOT, "secret": SECRET_SLOT}
     for post in posts:
         roll_views = getattr(post, "roll_views", None)
         if not roll_views:
             continue
         filled = []
         for view in roll_views:
-            key = keys[view.roll.pk]
-            html = kept.get(key) or fresh.get(key)
-            if html is None:
-                slots = {"badge": BADGE_SLOT, "secret": SECRET_SLOT}
-                html = fresh[key] = render_to_string(SHARED_TEMPLATE, {"view": view, "slots": slots})
+            html = fragments.render(keys[view.roll.pk], SHARED_TEMPLATE, {"view": view, "slots": slots})
             badge = secret = ""
             if view.secret:  # only for those the policy shows it to (rolls.selectors.view_roll)
                 context = {"view": view, "viewer": viewer}
@@ -89,5 +81,4 @@ def keep_roll_views(viewer: Viewer, posts: Sequence[Post]) -> None:
             # Rendered by our own templates, with autoescaping.
             filled.append(dataclasses.replace(view, kept_html=mark_safe(html)))
         post.roll_views = filled  # type: ignore[attr-defined]
-    if fresh:
-        cache.set_many(fresh)
+    fragments.store()

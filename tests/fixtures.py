@@ -84,3 +84,20 @@ def live_events_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
     from django.db import transaction
 
     monkeypatch.setattr(transaction, "on_commit", lambda func, using=None, robust=False: func())
+
+
+@pytest.fixture
+def fragment_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The templates rendered for kept fragments (tintero.fragments) during the test, in order: a fragment
+    served from the cache is not in the list."""
+    from tintero import fragments
+
+    rendered: list[str] = []
+    original = fragments.render_to_string
+
+    def counting(template: str, context: dict[str, object] | None = None) -> str:
+        rendered.append(template)
+        return original(template, context)
+
+    monkeypatch.setattr(fragments, "render_to_string", counting)
+    return rendered

@@ -29,20 +29,8 @@ def _page(client: Client, table: Table, language: str = "") -> str:
     return response.content.decode()
 
 
-def _core_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    rendered: list[str] = []
-    original = post_fragments.render_to_string
-
-    def counting(template: str, context: dict[str, object] | None = None) -> str:
-        rendered.append(template)
-        return original(template, context)
-
-    monkeypatch.setattr(post_fragments, "render_to_string", counting)
-    return rendered
-
-
-def test_a_second_view_renders_no_post_again(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    rendered = _core_renders(monkeypatch)
+def test_a_second_view_renders_no_post_again(table: Table, fragment_renders: list[str]) -> None:
+    rendered = fragment_renders
     first = _page(client_for(table.gm), table)
     assert rendered.count(post_fragments.CORE_TEMPLATE) == 3  # the GM reads all three posts
     rendered.clear()

@@ -13,26 +13,14 @@ from tests.rolls.test_views_rolls import SECRET_NUMBER, client_for, roll_post, s
 pytestmark = pytest.mark.django_db
 
 
-def _shared_renders(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    rendered: list[str] = []
-    original = roll_fragments.render_to_string
-
-    def counting(template: str, context: dict[str, object] | None = None) -> str:
-        rendered.append(template)
-        return original(template, context)
-
-    monkeypatch.setattr(roll_fragments, "render_to_string", counting)
-    return rendered
-
-
-def test_a_second_view_renders_no_roll_again(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_second_view_renders_no_roll_again(table: Table, fragment_renders: list[str]) -> None:
     roll_post(table.player, table.scene, "3d6kh2", [6, 1, 4])
-    rendered = _shared_renders(monkeypatch)
+    rendered = fragment_renders
     first = scene_page(client_for(table.reader), table)
     assert rendered.count(roll_fragments.SHARED_TEMPLATE) == 1
     rendered.clear()
     second = scene_page(client_for(table.player2), table)
-    assert rendered == []
+    assert roll_fragments.SHARED_TEMPLATE not in rendered
     for html in (first, second):
         assert "pool-d6 face-1 pips dropped" in html and "pool-d6 face-6 pips" in html
         assert "<!--tintero:" not in html
