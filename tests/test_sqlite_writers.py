@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -14,17 +15,28 @@ from django.db import OperationalError, connection, connections, transaction
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 
-from tintero.sqlite.base import WriterQueue
+from tintero.sqlite.base import WriterQueue, writer_queue
 from tintero.sqlite.middleware import WriteRequestQueue
 
 on_sqlite = pytest.mark.skipif(connection.vendor != "sqlite", reason="the writer queue is SQLite's")
+
+
+def _until(condition: Callable[[], bool]) -> None:
+    """Wait for another thread to reach a point; the generous deadline only turns a hang into a failure."""
+    deadline = time.monotonic() + 30
+    while not condition():
+        assert time.monotonic() < deadline, "the other thread never got there"
+        time.sleep(0.001)
+
+
+def _in_line(queue: WriterQueue, count: int) -> bool:
+    return queue.waiting() == count
 
 
 def _in_threads(*targets: Callable[[], None]) -> None:
     threads = [threading.Thread(target=target) for target in targets]
     for thread in threads:
         thread.start()
-        time.sleep(0.05)  # each starts waiting before the next: their order is the test's
     for thread in threads:
         thread.join(timeout=30)
         assert not thread.is_alive()
@@ -43,9 +55,13 @@ def test_the_queue_hands_the_lock_over_in_arrival_order() -> None:
 
         return run
 
-    releaser = threading.Timer(0.3, queue.release)
-    releaser.start()
-    _in_threads(*(waiter(n) for n in range(5)))
+    threads = [threading.Thread(target=waiter(n)) for n in range(5)]
+    for n, thread in enumerate(threads):
+        thread.start()
+        _until(partial(_in_line, queue, n + 1))  # in line before the next one comes
+    queue.release()
+    for thread in threads:
+        thread.join(timeout=30)
     assert order == [0, 1, 2, 3, 4]
     assert queue.acquire(timeout=0.1)  # free again once the last let go
 
@@ -61,8 +77,6 @@ def test_a_wait_that_runs_out_leaves_the_line() -> None:
 @on_sqlite
 @pytest.mark.django_db(transaction=True)
 def test_a_transaction_holds_its_process_queue_until_commit_or_rollback() -> None:
-    from tintero.sqlite.base import writer_queue
-
     queue = writer_queue(str(connection.settings_dict["NAME"]))
     with transaction.atomic():
         assert connection.holds_writer_lock  # type: ignore[attr-defined]
@@ -91,7 +105,7 @@ def test_a_second_transaction_waits_for_the_first_and_a_rollback_lets_it_go() ->
             with transaction.atomic():
                 events.append("first begins")
                 first_in.set()
-                release_first.wait(5)
+                release_first.wait(30)
                 events.append("first rolls back")
                 raise RuntimeError("rolled back")
         except RuntimeError:
@@ -100,9 +114,15 @@ def test_a_second_transaction_waits_for_the_first_and_a_rollback_lets_it_go() ->
             connections.close_all()
 
     def second() -> None:
-        first_in.wait(5)
+        first_in.wait(30)
+        queue = writer_queue(str(connection.settings_dict["NAME"]))
+
+        def release_once_in_line() -> None:
+            _until(partial(_in_line, queue, 1))
+            release_first.set()
+
+        threading.Thread(target=release_once_in_line).start()
         try:
-            threading.Timer(0.2, release_first.set).start()
             with transaction.atomic():
                 events.append("second begins")
         finally:
@@ -123,12 +143,12 @@ def test_waiting_longer_than_the_timeout_is_database_is_locked() -> None:
         try:
             with transaction.atomic():
                 holding.set()
-                done.wait(5)
+                done.wait(30)
         finally:
             connections.close_all()
 
     def latecomer() -> None:
-        holding.wait(5)
+        holding.wait(30)
         options = connections["default"].settings_dict["OPTIONS"]
         options["timeout"], saved = 0.1, options.get("timeout")
         try:
@@ -155,21 +175,26 @@ def test_requests_that_may_write_run_one_at_a_time_and_reads_do_not_wait() -> No
     running: list[str] = []
     overlaps: list[str] = []
     guard = threading.Lock()
+    read_ran = threading.Event()
+    writes_saw_the_read: list[bool] = []
 
     def view(request: HttpRequest) -> HttpResponse:
         with guard:
             if any(method != "GET" for method in running) and request.method != "GET":
                 overlaps.append(request.method or "")
             running.append(request.method or "")
-        time.sleep(0.1)
+        if request.method == "GET":
+            read_ran.set()
+        else:
+            # A write holds the line until the read has run: were reads queued too, it would wait in vain.
+            writes_saw_the_read.append(read_ran.wait(30))
+            time.sleep(0.02)  # room for a second write to step in, were writes not queued
         with guard:
             running.remove(request.method or "")
         return HttpResponse("ok")
 
     middleware = _gated(view)
     factory = RequestFactory()
-    started = time.perf_counter()
-    reads: list[float] = []
 
     def write(method: str) -> Callable[[], None]:
         def run() -> None:
@@ -178,14 +203,12 @@ def test_requests_that_may_write_run_one_at_a_time_and_reads_do_not_wait() -> No
         return run
 
     def read() -> None:
-        began = time.perf_counter()
+        _until(lambda: bool(running))  # a write is inside its view
         middleware(factory.get("/"))
-        reads.append(time.perf_counter() - began)
 
     _in_threads(write("POST"), write("PATCH"), write("DELETE"), read)
     assert overlaps == []
-    assert time.perf_counter() - started >= 0.3  # the three writes ran one after another
-    assert reads and reads[0] < 0.25  # the read ran beside them, not after them
+    assert writes_saw_the_read == [True, True, True]
 
 
 def test_on_postgresql_the_request_queue_removes_itself(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -45,6 +45,11 @@ class WriterQueue:
             self._waiting.remove(turn)
             return False
 
+    def waiting(self) -> int:
+        """How many wait in line (tests use it to line waiters up in a known order)."""
+        with self._guard:
+            return len(self._waiting)
+
     def release(self) -> None:
         with self._guard:
             if self._waiting:
