@@ -34,7 +34,8 @@ scene.changed          scene_id, action (created, changed, status,    scene read
                        reordered), status                             everyone who may see the campaign
 membership.changed     user_id, role (None: no longer a member)       everyone who may see the campaign
 join_request.changed   join_request_id, status                        the GMs and the requester
-character.changed      character_id, status                           approved: everyone; else the owner and GMs
+character.changed      character_id, status, action (created,         approved: everyone; else the owner and GMs
+                       edited, status)
 pool.changed           ledger_id, operation                           everyone, or GMs only when the ruleset hides
                                                                       its pools (Presagios' threat)
 track.changed          ledger_id, operation, character_id             the members with open sheets (PCs); else the
@@ -108,7 +109,7 @@ EVENT_FIELDS: dict[EventType, frozenset[str]] = {
     EventType.SCENE_CHANGED: frozenset({"scene_id", "action", "status"}),
     EventType.MEMBERSHIP_CHANGED: frozenset({"user_id", "role"}),
     EventType.JOIN_REQUEST_CHANGED: frozenset({"join_request_id", "status"}),
-    EventType.CHARACTER_CHANGED: frozenset({"character_id", "status"}),
+    EventType.CHARACTER_CHANGED: frozenset({"character_id", "status", "action"}),
     EventType.POOL_CHANGED: frozenset({"ledger_id", "operation"}),
     EventType.TRACK_CHANGED: frozenset({"ledger_id", "operation", "character_id"}),
     EventType.ROLL_MADE: frozenset({"scene_id", "post_id", "roll_id"}),

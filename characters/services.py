@@ -71,7 +71,8 @@ def _clean_texts(fields: Mapping[str, Any]) -> dict[str, str]:
     return cleaned
 
 
-def _character_event(character: Character) -> None:
+def _character_event(character: Character, action: str) -> None:
+    """``action``: ``created``, ``edited`` (texts, sheet, portrait) or ``status`` (only these notify)."""
     audience = (
         Audience(public=True)
         if character.status == CharacterStatus.APPROVED
@@ -81,7 +82,7 @@ def _character_event(character: Character) -> None:
         Event(
             EventType.CHARACTER_CHANGED,
             character.campaign_id,
-            {"character_id": character.pk, "status": character.status},
+            {"character_id": character.pk, "status": character.status, "action": action},
         ),
         audience,
     )
@@ -116,6 +117,7 @@ def create_character(
     character = Character.objects.create(
         campaign=campaign, owner=owner, is_npc=is_npc, sheet=draft, status=CharacterStatus.DRAFT, **cleaned
     )
+    _character_event(character, "created")
     return character
 
 
@@ -153,6 +155,7 @@ def update_character(
     for name, value in cleaned.items():
         setattr(character, name, value)
     character.save()
+    _character_event(character, "edited")
     return character
 
 
@@ -181,7 +184,7 @@ def submit_character(*, actor: User, character: Character) -> Character:
     character.status = CharacterStatus.PENDING
     character.submitted_at = timezone.now()
     character.save()
-    _character_event(character)
+    _character_event(character, "status")
     return character
 
 
@@ -202,7 +205,7 @@ def approve_character(*, actor: User, character: Character) -> Character:
     character.approved_by = actor
     character.approved_at = timezone.now()
     character.save()
-    _character_event(character)
+    _character_event(character, "status")
     return character
 
 
@@ -216,7 +219,7 @@ def return_to_draft(*, actor: User, character: Character) -> Character:
         raise ValidationError(_("Solo se devuelve un personaje pendiente de aprobación."))
     character.status = CharacterStatus.DRAFT
     character.save()
-    _character_event(character)
+    _character_event(character, "status")
     return character
 
 
@@ -229,7 +232,7 @@ def retire_character(*, actor: User, character: Character) -> Character:
         raise ValidationError(_("Este personaje ya está retirado."))
     character.status = CharacterStatus.RETIRED
     character.save()
-    _character_event(character)
+    _character_event(character, "status")
     return character
 
 
@@ -244,6 +247,7 @@ def set_portrait(*, actor: User, character: Character, upload: UploadedFile | No
     else:
         character.portrait.save(f"{character.pk}.webp", portraits.reencode(upload), save=False)
     character.save()
+    _character_event(character, "edited")
     portraits.delete_after_commit(character.portrait.storage, previous)
     return character
 

@@ -342,7 +342,13 @@ def notify_event(log_id: int) -> int:
         EventType.JOIN_REQUEST_CHANGED: lambda: notify_join_request(
             int(data["join_request_id"]), str(data["status"]), log.pk
         ),
-        EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.pk),
+        # Only a change of status tells anyone (an edit or a new draft does not); events logged before
+        # ``action`` existed were all changes of status.
+        EventType.CHARACTER_CHANGED: lambda: (
+            notify_character(int(data["character_id"]), str(data["status"]), log.pk)
+            if data.get("action", "status") == "status"
+            else 0
+        ),
         EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)

@@ -13,7 +13,7 @@ from campaigns import services as campaign_services
 from campaigns.models import JoinRequest, Recipients, Role, Visibility, Voice
 from characters import services as character_services
 from characters.models import Character, CharacterStatus
-from notifications.models import Kind
+from notifications.models import Kind, Notification
 from rolls.models import Flow
 from rolls.services import RollSpec, create_post_with_rolls
 from tests.notifications.conftest import kinds, surfaces
@@ -169,8 +169,25 @@ def test_characters_to_approve_go_to_the_gms_and_the_verdict_to_the_player(mail_
     with run_tasks(execute=True), transaction.atomic():
         Character.objects.filter(pk=character.pk).update(status=CharacterStatus.APPROVED)
         character.refresh_from_db()
-        character_services._character_event(character)
+        character_services._character_event(character, "status")
     assert _told(mail_table, Kind.CHARACTER_APPROVED) == {"player2"}
+
+
+def test_a_new_draft_an_edit_or_a_portrait_is_an_event_that_tells_no_one(mail_table: Table, run_tasks: Any) -> None:
+    from campaigns.models import CampaignEventLog
+
+    logged = CampaignEventLog.objects.filter(type="character.changed")
+    before = logged.count()
+    with run_tasks(execute=True):
+        draft = character_services.create_character(actor=mail_table.player2, campaign=mail_table.campaign, name="X")
+        character_services.update_character(actor=mail_table.player, character=mail_table.character, name="Otra")
+        character_services.set_portrait(actor=mail_table.player, character=mail_table.character, upload=None)
+    assert [(e.data["character_id"], e.data["action"]) for e in logged.order_by("id")[before:]] == [
+        (draft.pk, "created"),
+        (mail_table.character.pk, "edited"),
+        (mail_table.character.pk, "edited"),
+    ]
+    assert not Notification.objects.exists()
 
 
 def test_a_new_member_is_not_told_of_older_posts_and_a_stranger_never_is(mail_table: Table, run_tasks: Any) -> None:
