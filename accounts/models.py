@@ -1,8 +1,15 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractUser
-from django.db import models
+from django.db import models, transaction
+from django.db.models import F
 from django.utils.translation import gettext_lazy as _
+
+# What other people see of an account beside its posts and in whisper lists.
+PUBLIC_PROFILE_FIELDS = ("username", "display_name", "avatar")
+_NOT_LOADED = object()
 
 
 class User(AbstractUser):
@@ -11,6 +18,8 @@ class User(AbstractUser):
     display_name = models.CharField(_("nombre visible"), max_length=80, blank=True)
     # Beside the account's out-of-character and narrator posts; re-encoded like character portraits.
     avatar = models.ImageField(_("avatar"), upload_to="avatars/%Y/%m/", blank=True)
+    # The public profile as read from the database (None: not read from it), to see whether a save changes it.
+    _loaded_profile: tuple[object, ...] | None = None
 
     class Meta:
         verbose_name = _("usuario")
@@ -23,13 +32,52 @@ class User(AbstractUser):
     def __str__(self) -> str:
         return self.public_name
 
+    @classmethod
+    def from_db(cls, db: str | None, field_names: Any, values: Any, **kwargs: Any) -> User:
+        user: User = super().from_db(db, field_names, values, **kwargs)
+        user._loaded_profile = user._public_profile()
+        return user
+
+    def _public_profile(self) -> tuple[object, ...]:
+        # Read from the instance's own values: a deferred field is not loaded just to compare it.
+        values = (self.__dict__.get(name, _NOT_LOADED) for name in PUBLIC_PROFILE_FIELDS)
+        return tuple(getattr(value, "name", value) or "" for value in values)
+
+    def _profile_changed(self) -> bool:
+        return self._loaded_profile is None or self._public_profile() != self._loaded_profile
+
     def save(self, *args: object, **kwargs: object) -> None:
         # set_password() leaves the new raw password in _password until the row is saved: every way of
         # changing a password (the page, the admin, a reset, changepassword) ends here.
         password_changed = self._password is not None and not self._state.adding  # type: ignore[attr-defined]
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
+        update_fields = kwargs.get("update_fields")
+        saved_fields = set(PUBLIC_PROFILE_FIELDS if update_fields is None else update_fields)  # type: ignore[call-overload]
+        if self._state.adding or not saved_fields & set(PUBLIC_PROFILE_FIELDS) or not self._profile_changed():
+            super().save(*args, **kwargs)  # type: ignore[arg-type]
+        else:
+            with transaction.atomic():  # the version moves if and only if the change commits
+                super().save(*args, **kwargs)  # type: ignore[arg-type]
+                ProfilesVersion.bump()
+        self._loaded_profile = self._public_profile()
         if password_changed:
             ApiToken.objects.filter(user=self).delete()
+
+
+class ProfilesVersion(models.Model):
+    """One row: a number raised in the transaction of every change to what others see of an account (its
+    username, display name or avatar). Kept thread pages (campaigns.thread_cache) are keyed on it. The row's
+    lock puts the changes in commit order, which a timestamp stamped before commit would not."""
+
+    value = models.BigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    @classmethod
+    def bump(cls) -> None:
+        if not cls.objects.filter(pk=1).update(value=F("value") + 1):
+            cls.objects.get_or_create(pk=1)  # a flushed test database: the row comes back
+            cls.objects.filter(pk=1).update(value=F("value") + 1)
 
 
 class ApiToken(models.Model):
