@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db.models import (
     CharField,
     Count,
-    Exists,
     F,
     IntegerField,
     Min,
@@ -30,7 +29,7 @@ from django.http import Http404
 from django.utils import timezone
 
 from accounts.models import User
-from campaigns import policy
+from campaigns import policy, scene_annotations
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -153,34 +152,21 @@ def scene_for(
     link; not ``for_api``, which has no header); one more only for a scene with listed access.
     The lists returned hold the viewer's id where the viewer is on them (all the policy asks); a page
     that shows the whole lists reads them with :func:`scene_lists`. ``for_thread``: also whether the scene
-    has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them, and the
-    viewer's read marker (``scene.viewer_last_read``).
+    has open procedures (``scene.has_open_flows``), so a thread without any does not ask for them, the
+    viewer's read marker (``scene.viewer_last_read``) and what a kept page is keyed on
+    (``campaigns.scene_annotations.thread_annotations``).
     """
-    from notifications.models import RollRequest, RollRequestStatus
-    from rolls.models import Flow, FlowStatus
-
     user_id = user.pk if user is not None and user.is_authenticated else None
     scenes = Scene.objects.select_related("campaign").filter(pk=scene_id)
     if for_thread:
         # The campaign's rules state (pools) comes with the scene: the procedures' start forms read it. So
-        # does whether the scene has open procedures or roll requests: a thread without any asks for none.
-        open_requests = RollRequest.objects.filter(scene_id=OuterRef("pk"), status=RollRequestStatus.OPEN)
-        scenes = scenes.select_related("campaign__rules_state").annotate(
-            has_open_flows=Exists(Flow.objects.filter(scene_id=OuterRef("pk"), status=FlowStatus.OPEN)),
-            has_open_roll_requests=Exists(open_requests),
-        )
+        # do whether the scene has open procedures or roll requests, and what a kept page is keyed on, read
+        # in this statement, before anything the page shows (campaigns.thread_cache).
+        scenes = scenes.select_related("campaign__rules_state").annotate(**scene_annotations.thread_annotations())
     if user_id is not None:
-        role = Membership.objects.filter(campaign_id=OuterRef("campaign_id"), user_id=user_id).values("role")[:1]
-        scenes = scenes.annotate(viewer_role=Subquery(role, output_field=CharField()))
-        if for_thread:
-            mark = SceneReadMark.objects.filter(scene_id=OuterRef("pk"), user_id=user_id).values("last_read_post_id")
-            scenes = scenes.annotate(
-                viewer_last_read=Coalesce(Subquery(mark[:1], output_field=IntegerField()), Value(0))
-            )
-        if not for_api:
-            scenes = scenes.annotate(
-                viewer_runs_campaigns=Exists(Membership.objects.filter(user_id=user_id, role=Role.GM))
-            )
+        scenes = scenes.annotate(
+            **scene_annotations.viewer_annotations(user_id, for_thread=for_thread, for_header=not for_api)
+        )
     scene = scenes.first()
     if scene is None:
         raise Http404
