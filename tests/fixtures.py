@@ -36,9 +36,10 @@ def _fresh_login_throttle(request: pytest.FixtureRequest) -> None:
         from django.core.cache import caches
 
         caches["throttle"].clear()
-        # Rendered posts and fields are keyed by what they show, but ids come back after a test's rollback:
-        # each test starts without another test's fragments.
+        # Rendered posts, fields and thread pages are keyed by what they show, but ids come back after a
+        # test's rollback: each test starts without another test's fragments and pages.
         caches["fragments"].clear()
+        caches["pages"].clear()
 
 
 @pytest.fixture(autouse=True)

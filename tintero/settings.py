@@ -202,6 +202,7 @@ else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
 # --- Caches --------------------------------------------------------------------------------------
+THREAD_PAGE_CACHE_ENTRIES = env_int("THREAD_PAGE_CACHE_ENTRIES", 300)
 # "throttle" holds the log-in failure counts: in Redis when there is one, so every worker shares them.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
@@ -213,6 +214,14 @@ CACHES = {
         "LOCATION": "fragments",
         "TIMEOUT": 86_400,
         "OPTIONS": {"MAX_ENTRIES": 10_000},
+    },
+    # Whole thread pages for repeat views (campaigns.thread_cache), kept in each process under a key of what
+    # they show; 50-100 KB each, so THREAD_PAGE_CACHE_ENTRIES (0: off) bounds the memory they take.
+    "pages": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "pages",
+        "TIMEOUT": 3_600,
+        "OPTIONS": {"MAX_ENTRIES": max(1, THREAD_PAGE_CACHE_ENTRIES)},
     },
     "throttle": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "tintero"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -12,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
-from campaigns import policy, selectors, services
+from campaigns import policy, selectors, services, thread_cache
 from campaigns.forms import PostEditForm, add_service_errors
 from campaigns.markdown import MarkdownRefused, render_markdown
 from campaigns.quoting import quotable, quote_markdown
@@ -70,8 +72,12 @@ def post_create(request: HttpRequest, pk: int) -> HttpResponse:
         context = {"form": form, "scene": scene, "viewer": viewer, "page_number": shown_page}
         response = render(request, "campaigns/_composer.html", context)
         return reswap(retarget(response, "#composer"), "outerHTML")
+    read_at = time.time()
     context = thread_context(request, scene, viewer, True, shown_page, form)
-    return render(request, "campaigns/scene.html", context, status=400)
+    # With the writer's input and errors: rendered for this request only, never kept.
+    return thread_cache.render_thread_page(
+        request, "campaigns/scene.html", context, key=None, read_at=read_at, status=400
+    )
 
 
 @require_GET

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -10,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from campaigns import policy, selectors, services
+from campaigns import policy, selectors, services, thread_cache
 from campaigns.forms import AspectForm, PostForm, SceneForm, add_service_errors
 from campaigns.models import Membership, Scene, SceneAspect, SceneStatus, Voice
 from campaigns.policy import Viewer
@@ -97,13 +99,19 @@ def thread_context(
 
 @require_GET
 def scene_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    """The thread: 25 posts a page, aspects, and the composer when the viewer may write."""
+    """The thread: 25 posts a page, aspects, and the composer when the viewer may write. A view that repeats
+    one this process already rendered is answered from the kept page (campaigns.thread_cache)."""
+    read_at = time.time()
     scene, viewer, reader_ids, writer_ids = selectors.scene_for(request.user, pk, for_thread=True)
     may_write = policy.may_write_scene(viewer, scene, reader_ids, writer_ids)
+    key = thread_cache.page_key(request, scene, viewer, may_write)
+    kept = thread_cache.kept_page(key)
+    if kept is not None:
+        return thread_cache.respond(request, kept, read_at=read_at)
     form = _composer_with_quote(request, viewer, scene) if may_write else None
     context = thread_context(request, scene, viewer, may_write, page_number(request.GET.get("page")), form)
     context["builder_inline"] = request.GET.get("builder") == "1"  # the no-JavaScript way to the builder
-    return render(request, "campaigns/scene.html", context)
+    return thread_cache.render_thread_page(request, "campaigns/scene.html", context, key=key, read_at=read_at)
 
 
 def _composer_with_quote(request: HttpRequest, viewer: Viewer, scene: Scene) -> PostForm | None:

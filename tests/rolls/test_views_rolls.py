@@ -3,6 +3,8 @@ happen once, refusals in place; secrets never reach a player's page; constant qu
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from django.urls import URLPattern, URLResolver, include, path
 
 import tintero.urls
 from accounts.models import User
-from campaigns import services
+from campaigns import events, services
 from campaigns.models import Post, Voice
 from rolls import runner
 from rolls.models import Flow, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
@@ -178,6 +180,22 @@ def test_open_flows_say_what_they_wait_for_and_from_whom(table: Table, duel: Pro
     english = client_for(table.player, "en").get(f"/scenes/{table.scene.pk}/flows/").content.decode()
     assert "the player&#x27;s roll" in english and f"/flows/{flow.pk}/steps/player_roll/" in english
     assert 'name="idempotency_key"' in english and str(FLOW_SECRET) not in english
+
+
+def test_a_kept_thread_page_gives_each_view_new_step_keys(
+    table: Table, duel: Procedure[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start_duel(table)
+    monkeypatch.setattr(events, "STRANDED_AFTER", timedelta(0))
+    events.number_stranded_events(limit=1000)  # as after commit: the page may be kept
+    client = client_for(table.player)
+    pages = [scene_page(client, table) for _ in range(2)]
+    with CaptureQueriesContext(connection) as queries:
+        pages.append(scene_page(client, table))
+    assert len(queries) == 3  # session, user, scene: the kept page
+    keys = [re.findall(r'name="idempotency_key" value="([^"]+)"', html) for html in pages]
+    assert all(keys)
+    assert len({key for found in keys for key in found}) == sum(len(found) for found in keys)
 
 
 def test_a_double_submitted_step_is_one_step(table: Table, duel: Procedure[Any]) -> None:
