@@ -17,7 +17,10 @@ Rows (``app`` / ``floor`` / ``ratio`` / target):
 - thread page 1 for a player, p50, against a trivial view returning a static 50 KB page served by the same
   process and stack (``bench.thread_urls``), requests interleaved: in this process through Django's test
   client, and through one daphne process with DEBUG off (``bench.thread_asgi``), as issue 12 measured it;
-  page 400 against page 1 (HTML and API); page 1 of the 10,000-post scene against the 100-post scene;
+  page 400 against page 1 (HTML and API); page 1 of the 10,000-post scene against the 100-post scene. The
+  in-process rows render every view (kept pages off: they measure what a render costs and reads); the
+  served rows measure the repeated view (answered from the kept page, ``campaigns.thread_cache``) and,
+  beside it, the same page rendered, as a first view is;
 - the roll builder's weight: the page with the builder inline (``?builder=1``) against the page that
   fetches it when opened;
 - posting through the API on that daphne, one writer and eight (threads, each its own keep-alive
@@ -185,6 +188,14 @@ def _queries(client: Any, url: str) -> int:
 
 
 def page_rows(world: World, samples: int) -> list[Row]:
+    """In this process, with kept pages off: these rows are about what rendering a page costs and reads."""
+    from django.test.utils import override_settings
+
+    with override_settings(THREAD_PAGE_CACHE_ENTRIES=0):
+        return _page_rows(world, samples)
+
+
+def _page_rows(world: World, samples: int) -> list[Row]:
     from campaigns import selectors
 
     clients = _clients(world)
@@ -567,10 +578,19 @@ def _session_cookie(user: Any) -> str:
 def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
     """Thread page 1 for a player through daphne against the static floor page through daphne."""
     cookie = {"Cookie": _session_cookie(world.table.player)}
-    urls = {"floor": "/__bench/floor/", "page1": f"/scenes/{world.big.pk}/", "small": f"/scenes/{world.small.pk}/"}
+    urls = {
+        "floor": "/__bench/floor/",
+        "page1": f"/scenes/{world.big.pk}/",
+        "small": f"/scenes/{world.small.pk}/",
+        # A path never asked before: the page is rendered (and kept, unused), as on a first view.
+        "rendered": f"/scenes/{world.big.pk}/?fresh=",
+    }
     times: dict[str, list[float]] = {name: [] for name in urls}
+    fresh = iter(range(1_000_000))
 
     def get(url: str) -> float:
+        if url.endswith("?fresh="):
+            url += str(next(fresh))
         started = time.perf_counter()
         status = served.request("GET", url, cookie)
         elapsed = time.perf_counter() - started
@@ -585,6 +605,7 @@ def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
             times[name].append(get(url))
     p = {name: _p50(values) * 1000 for name, values in times.items()}
     ratio = p["page1"] / p["floor"]
+    rendered = p["rendered"] / p["floor"]
     return [
         Row(
             f"thread page 1, player, p50, through {served.server}",
@@ -593,6 +614,14 @@ def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
             ratio,
             "<= 3.0x",
             ratio <= 3.0,
+        ),
+        Row(
+            "  the same page rendered (a view not kept before)",
+            f"{p['rendered']:.1f} ms",
+            f"{p['floor']:.1f} ms",
+            rendered,
+            "",
+            None,
         ),
     ]
 
