@@ -24,6 +24,7 @@ a quoted post or the inline roll builder is rendered and not kept.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from dataclasses import astuple
 from typing import Any
@@ -42,10 +43,12 @@ from campaigns.policy import Viewer
 from tintero.fragments import digest
 
 PAGE_CACHE = "pages"
-# Rendered where the page's CSRF token and live-since time go, and replaced in every response.
-CSRF_SLOT = "tintero-csrf-slot"
-LIVE_SINCE_SLOT = "tintero-live-since-slot"
-IDEMPOTENCY_SLOT = "tintero-idempotency-slot"
+# Rendered where the page's CSRF token, live-since time and procedure forms' keys go, and replaced in every
+# response. Random per process: a post that spelled one out would otherwise show the reader's CSRF token.
+_SLOT_MARK = secrets.token_hex(12)
+CSRF_SLOT = f"tintero-csrf-{_SLOT_MARK}"
+LIVE_SINCE_SLOT = f"tintero-live-since-{_SLOT_MARK}"
+IDEMPOTENCY_SLOT = f"tintero-idempotency-{_SLOT_MARK}"
 # Query parameters whose pages are made for one request (a quote in the composer, the no-JavaScript
 # builder): rendered, never kept.
 ONE_OFF_PARAMETERS = ("quote", "builder")
