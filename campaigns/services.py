@@ -249,6 +249,9 @@ def create_campaign(*, creator: User, **fields: Any) -> Campaign:
 
 @transaction.atomic
 def update_campaign(*, actor: User, campaign: Campaign, **fields: Any) -> Campaign:
+    # The row as it is now, locked: only what this call changes is written (with its event), never the rest
+    # of an instance read earlier, which could undo a concurrent change without anyone hearing of it.
+    given, campaign = campaign, Campaign.objects.select_for_update().get(pk=campaign.pk)
     viewer = policy.viewer_for(actor, campaign)
     _require(policy.may_manage_campaign(viewer), _("Solo un máster puede editar la partida."))
     cleaned = _clean_campaign_fields(fields)
@@ -262,11 +265,13 @@ def update_campaign(*, actor: User, campaign: Campaign, **fields: Any) -> Campai
             current=campaign.rules_settings if same_ruleset else None,
         )
     changed = sorted(name for name, value in cleaned.items() if getattr(campaign, name) != value)
-    for name, value in cleaned.items():
-        setattr(campaign, name, value)
-    campaign.save()
     if changed:
+        for name in changed:
+            setattr(campaign, name, cleaned[name])
+        campaign.save(update_fields=[*changed, "updated_at"])
         _publish_campaign(campaign, changed)
+    for field in Campaign._meta.concrete_fields:  # the caller's instance shows the row as it now is
+        setattr(given, field.attname, getattr(campaign, field.attname))
     return campaign
 
 

@@ -115,6 +115,24 @@ def test_join_request_refusals(table: Table, private_table: Table) -> None:
         services.decide_join_request(actor=table.player, join_request=request, accept=True)
 
 
+def test_an_update_from_a_stale_instance_writes_only_what_it_changes(table: Table) -> None:
+    from campaigns.models import Campaign, CampaignEventLog
+
+    stale = Campaign.objects.get(pk=table.campaign.pk)
+    services.update_campaign(actor=table.gm, campaign=table.campaign, title="Título nuevo")
+    touched = Campaign.objects.get(pk=table.campaign.pk).updated_at
+    events_before = CampaignEventLog.objects.filter(type="campaign.changed").count()
+    services.update_campaign(actor=table.gm, campaign=stale, synopsis="Otra sinopsis")
+    row = Campaign.objects.get(pk=table.campaign.pk)
+    assert (row.title, row.synopsis) == ("Título nuevo", "Otra sinopsis")  # the other change survives
+    assert (stale.title, stale.synopsis) == ("Título nuevo", "Otra sinopsis")  # the caller sees the row
+    assert "Otra sinopsis" in row.synopsis_html and row.updated_at > touched
+    changed = CampaignEventLog.objects.filter(type="campaign.changed").order_by("id")
+    assert changed.count() == events_before + 1 and changed.last().data["fields"] == ["synopsis"]  # type: ignore[union-attr]
+    services.update_campaign(actor=table.gm, campaign=stale, title="Título nuevo")  # nothing changes: no event
+    assert changed.count() == events_before + 1
+
+
 def test_players_only_join_recruiting_campaigns(table: Table) -> None:
     services.update_campaign(actor=table.gm, campaign=table.campaign, status=CampaignStatus.ACTIVE)
     with pytest.raises(ValidationError):
