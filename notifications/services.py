@@ -8,7 +8,7 @@ task after the change commits, so the post path pays only for enqueueing. Each h
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -342,17 +342,11 @@ def notify_event(log_id: int) -> int:
         EventType.JOIN_REQUEST_CHANGED: lambda: notify_join_request(
             int(data["join_request_id"]), str(data["status"]), log.pk
         ),
-        # Only a change of status tells anyone (an edit or a new draft does not); events logged before
-        # ``action`` existed were all changes of status.
-        EventType.CHARACTER_CHANGED: lambda: (
-            notify_character(int(data["character_id"]), str(data["status"]), log.pk)
-            if data.get("action", "status") == "status"
-            else 0
-        ),
+        EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.pk),
         EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)
-    if handler is None:
+    if handler is None or not notifies(log.type, data):
         return 0
     # One transaction: the event's notifications exist together (and one commit instead of one per write).
     with transaction.atomic():
@@ -368,6 +362,15 @@ NOTIFIED_EVENT_TYPES = frozenset(
         EventType.ROLL_MADE,
     }
 )
+
+
+def notifies(event_type: str, data: Mapping[str, Any]) -> bool:
+    """Whether a logged event calls for notifications: one of NOTIFIED_EVENT_TYPES, and for a character only
+    a change of status (not a new draft or an edit; events logged before ``action`` existed were all
+    changes of status). Others schedule no task at all."""
+    if event_type not in NOTIFIED_EVENT_TYPES:
+        return False
+    return event_type != EventType.CHARACTER_CHANGED or data.get("action", "status") == "status"
 
 
 # --- Reading marks --------------------------------------------------------------------------------------

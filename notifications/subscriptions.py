@@ -17,9 +17,9 @@ from campaigns.models import CampaignEventLog
 
 def _on_event_logged(sender: type[CampaignEventLog], instance: CampaignEventLog, created: bool, **kwargs: Any) -> None:
     from notifications import tasks
-    from notifications.services import NOTIFIED_EVENT_TYPES
+    from notifications.services import notifies
 
-    if not created or instance.type not in NOTIFIED_EVENT_TYPES:
+    if not created or not notifies(instance.type, instance.data):
         return
     log_id = instance.pk
     transaction.on_commit(lambda: tasks.notify_event.enqueue(log_id))

@@ -13,6 +13,7 @@ from campaigns import services as campaign_services
 from campaigns.models import JoinRequest, Recipients, Role, Visibility, Voice
 from characters import services as character_services
 from characters.models import Character, CharacterStatus
+from notifications import services as notification_services
 from notifications.models import Kind, Notification
 from rolls.models import Flow
 from rolls.services import RollSpec, create_post_with_rolls
@@ -188,6 +189,11 @@ def test_a_new_draft_an_edit_or_a_portrait_is_an_event_that_tells_no_one(mail_ta
         (mail_table.character.pk, "edited"),
     ]
     assert not Notification.objects.exists()
+    # Nor is a task scheduled for them; a change of status (or an event logged before ``action``) is.
+    assert not notification_services.notifies("character.changed", {"action": "edited"})
+    assert notification_services.notifies("character.changed", {"action": "status"})
+    assert notification_services.notifies("character.changed", {})
+    assert not notification_services.notifies("pool.changed", {})
 
 
 def test_a_new_member_is_not_told_of_older_posts_and_a_stranger_never_is(mail_table: Table, run_tasks: Any) -> None:
