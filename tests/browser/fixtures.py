@@ -77,6 +77,33 @@ def page_for(browser: Any, live_server: Any) -> Iterator[Callable[..., Any]]:
 # session-scoped and defined here only, so every module shares the one instance.
 
 
+class _InFlight:
+    """The live server's requests and sockets still being handled. A test's database flush (TRUNCATE of
+    every table) must not start while one of them still reads: PostgreSQL then finds the two waiting on
+    each other's table locks and kills one (a deadlock at teardown)."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self.count = 0
+
+    def __enter__(self) -> None:
+        with self._guard:
+            self.count += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self._guard:
+            self.count -= 1
+
+    def wait_until_idle(self, seconds: float = 30) -> None:
+        deadline = time.monotonic() + seconds
+        while self.count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not self.count, f"the live server still handled {self.count} requests {seconds} s after the test"
+
+
+_in_flight = _InFlight()
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -97,7 +124,8 @@ def asgi_live_server() -> Iterator[str]:
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         handler = static_http if scope["type"] == "http" else application
-        await handler(scope, receive, send)
+        with _in_flight:
+            await handler(scope, receive, send)
 
     port = _free_port()
     server = Server(
@@ -145,3 +173,4 @@ def live_page_for(browser: Any, asgi_live_server: str) -> Iterator[Callable[...,
     yield make
     for context in contexts:
         context.close()
+    _in_flight.wait_until_idle()  # before the test's database is flushed
