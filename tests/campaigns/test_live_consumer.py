@@ -102,6 +102,11 @@ def run(func: Any, /, **kwargs: Any) -> Any:
     return database_sync_to_async(func)(**kwargs)
 
 
+async def write_post(table: Table, author: Any, body: str, voice: str, **fields: Any) -> Any:
+    """A post in the table's scene, written by the service in the database thread."""
+    return await run(services.create_post, author=author, scene=table.scene, body=body, voice=voice, **fields)
+
+
 async def marker(table: Table) -> int:
     """A post everyone who reads the scene sees; its seq ends each socket's stream in a test."""
     await run(services.create_post, author=table.gm, scene=table.offtopic, body="MARCA", voice=Voice.OOC)
@@ -115,7 +120,7 @@ async def test_session_user_gets_hello_then_events_in_seq_order(table: Table) ->
     socket = await connect_as(table.player, table.campaign.pk)
     start = socket.hello["seq"]
     assert start > 0  # the table's setup already published events
-    post = await run(services.create_post, author=table.player, scene=table.scene, body="Hola", voice=Voice.OOC)
+    post = await write_post(table, table.player, "Hola", Voice.OOC)
     frame = await socket.event()
     assert frame == {"seq": start + 1, "type": "post.created", "data": {"scene_id": table.scene.pk, "post_id": post.pk}}
     await run(services.edit_post, actor=table.player, post=post, body="Hola de nuevo")
@@ -196,23 +201,10 @@ async def _received(sockets: dict[str, Socket], marker_seq: int) -> dict[str, li
 
 async def test_posts_reach_exactly_those_who_may_see_them(table: Table) -> None:
     sockets = await _sockets(table)
-    to_all = await run(services.create_post, author=table.player, scene=table.scene, body="a", voice=Voice.OOC)
-    to_gms = await run(
-        services.create_post,
-        author=table.player2,
-        scene=table.scene,
-        body="b",
-        voice=Voice.OOC,
-        recipients=Recipients.GMS,
-    )
-    whisper = await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="c",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.WHISPER,
-        whisper_to=[table.player.pk],
+    to_all = await write_post(table, table.player, "a", Voice.OOC)
+    to_gms = await write_post(table, table.player2, "b", Voice.OOC, recipients=Recipients.GMS)
+    whisper = await write_post(
+        table, table.gm, "c", Voice.NARRATOR, recipients=Recipients.WHISPER, whisper_to=[table.player.pk]
     )
     listed = await run(services.create_post, author=table.player, scene=table.listed_scene, body="d", voice=Voice.OOC)
     await run(services.edit_post, actor=table.gm, post=whisper, body="c2")
@@ -260,16 +252,10 @@ async def test_hidden_aspects_reach_only_gms(table: Table) -> None:
 
 async def test_a_filtered_gap_is_announced_as_skipped(table: Table) -> None:
     socket = await connect_as(table.player2, table.campaign.pk)
-    whisper = await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="solo para Ana",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.WHISPER,
-        whisper_to=[table.player.pk],
+    whisper = await write_post(
+        table, table.gm, "solo para Ana", Voice.NARRATOR, recipients=Recipients.WHISPER, whisper_to=[table.player.pk]
     )
-    await run(services.create_post, author=table.gm, scene=table.scene, body="para todos", voice=Voice.NARRATOR)
+    await write_post(table, table.gm, "para todos", Voice.NARRATOR)
     frame = await socket.event()
     assert frame["seq"] == socket.hello["seq"] + 2
     assert frame["skipped"] == [socket.hello["seq"] + 1]
@@ -326,16 +312,8 @@ async def test_resync_returns_exactly_the_missed_visible_events(table: Table) ->
     socket = await connect_as(table.player2, table.campaign.pk)
     seen = socket.hello["seq"]
     await socket.close()  # the client drops off...
-    missed_visible = await run(services.create_post, author=table.gm, scene=table.scene, body="1", voice=Voice.NARRATOR)
-    await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="2",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.WHISPER,
-        whisper_to=[table.player.pk],
-    )
+    missed_visible = await write_post(table, table.gm, "1", Voice.NARRATOR)
+    await write_post(table, table.gm, "2", Voice.NARRATOR, recipients=Recipients.WHISPER, whisper_to=[table.player.pk])
     await run(services.create_post, author=table.player, scene=table.listed_scene, body="3", voice=Voice.OOC)
     # ...comes back: the hello says how far the campaign went, and the endpoint fills the gap.
     socket = await connect_as(table.player2, table.campaign.pk)
@@ -397,14 +375,7 @@ async def test_a_heartbeat_explains_filtered_seqs(table: Table) -> None:
 
     socket = await connect_as(table.reader, table.campaign.pk)
     last = socket.hello["seq"]
-    await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="solo másters",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.GMS,
-    )
+    await write_post(table, table.gm, "solo másters", Voice.NARRATOR, recipients=Recipients.GMS)
     assert await socket.nothing()
     await heartbeats().beat()
     assert await socket.event() == {"type": "heartbeat", "seq": last + 1, "skipped": [last + 1]}

@@ -16,7 +16,7 @@ from campaigns.consumers import CampaignConsumer
 from campaigns.events import campaign_group
 from campaigns.live_hub import live_hub
 from campaigns.models import Recipients, Voice
-from tests.campaigns.test_live_consumer import SOCKET_TIMEOUT, Socket, connect_as, marker, run
+from tests.campaigns.test_live_consumer import SOCKET_TIMEOUT, Socket, connect_as, marker, write_post
 from tests.personas import Table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,14 +46,8 @@ def consumer_of(campaign_id: int, user_id: int) -> CampaignConsumer:
 
 
 async def whisper_to_player(table: Table) -> Any:
-    return await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="solo Ana",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.WHISPER,
-        whisper_to=[table.player.pk],
+    return await write_post(
+        table, table.gm, "solo Ana", Voice.NARRATOR, recipients=Recipients.WHISPER, whisper_to=[table.player.pk]
     )
 
 
@@ -65,7 +59,7 @@ async def test_sockets_of_a_campaign_share_one_subscription_and_get_events_in_or
     assert len(live_hub().feeds[table.campaign.pk].sockets) == 2
     start = sockets[0].hello["seq"]
     for body in ("uno", "dos", "tres"):
-        await run(services.create_post, author=table.gm, scene=table.scene, body=body, voice=Voice.NARRATOR)
+        await write_post(table, table.gm, body, Voice.NARRATOR)
     for socket in sockets:
         assert [(await socket.event())["seq"] for _ in range(3)] == [start + 1, start + 2, start + 3]
         await socket.close()
@@ -79,14 +73,7 @@ async def test_a_whisper_reaches_only_its_target_and_the_others_hear_of_it_as_sk
     gm = await connect_as(table.gm, table.campaign.pk)
     start = ana.hello["seq"]
     whisper = await whisper_to_player(table)
-    gms_only = await run(
-        services.create_post,
-        author=table.gm,
-        scene=table.scene,
-        body="solo másters",
-        voice=Voice.NARRATOR,
-        recipients=Recipients.GMS,
-    )
+    gms_only = await write_post(table, table.gm, "solo másters", Voice.NARRATOR, recipients=Recipients.GMS)
     end = await marker(table)
     assert [(f["seq"], f["data"]["post_id"]) for f in await ana.events_until(end)][:1] == [(start + 1, whisper.pk)]
     assert [f["seq"] for f in await gm.events_until(end)] == [start + 1, start + 2, end]
