@@ -4,6 +4,7 @@ Run from the repository root::
 
     .venv/bin/python -m bench.thread_bench          # SQLite, then PostgreSQL when DATABASE_URL is set
     .venv/bin/python -m bench.thread_bench --quick  # fewer samples and shorter posting runs
+    .venv/bin/python -m bench.thread_bench --rows posting  # only the posting rows (or: pages)
 
 Each database runs in its own process, on a fresh test database (``test_<name>`` on PostgreSQL, so use your
 own database name). The world: a Presagios campaign, a scene of 10,000 posts of about 1 KB (every 7th a
@@ -626,7 +627,7 @@ def served_page_rows(world: World, served: Served, samples: int) -> list[Row]:
     ]
 
 
-def run_database(quick: bool, server: str) -> None:
+def run_database(quick: bool, server: str, rows: str = "all") -> None:
     import django
     from django.conf import settings
     from django.db import connection
@@ -648,14 +649,17 @@ def run_database(quick: bool, server: str) -> None:
             built = time.perf_counter() - started
             print(f"{connection.vendor}: built a {BIG:,}-post and a {SMALL}-post scene in {built:.0f} s")
             print(f"  {'what':<52} {'app':>16} {'floor':>16} {'ratio':>7} {'target':>12}")
-            for row in page_rows(world, samples=9 if quick else 25):
-                print(row.line(), flush=True)
+            if rows != "posting":
+                for row in page_rows(world, samples=9 if quick else 25):
+                    print(row.line(), flush=True)
             served = Served(server)
             try:
-                for row in served_page_rows(world, served, samples=15 if quick else 41):
-                    print(row.line(), flush=True)
-                for row in posting_rows(world, served, seconds=2.0 if quick else 5.0):
-                    print(row.line(), flush=True)
+                if rows != "posting":
+                    for row in served_page_rows(world, served, samples=15 if quick else 41):
+                        print(row.line(), flush=True)
+                if rows != "pages":
+                    for row in posting_rows(world, served, seconds=2.0 if quick else 5.0):
+                        print(row.line(), flush=True)
             finally:
                 served.close()
     finally:
@@ -669,14 +673,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--server", choices=["daphne", "uvicorn"], default="daphne", help="the server of the served rows (daphne)"
     )
+    parser.add_argument(
+        "--rows", choices=["all", "pages", "posting"], default="all", help="which rows to measure (all)"
+    )
     args = parser.parse_args(argv)
     if args.database:
         try:
-            run_database(args.quick, args.server)
+            run_database(args.quick, args.server, args.rows)
         except Exception as exc:  # a benchmark reports, it does not gate
             print(f"  {args.database}: ERROR {exc!r}")
         return 0
-    extra = [*(["--quick"] if args.quick else []), "--server", args.server]
+    extra = [*(["--quick"] if args.quick else []), "--server", args.server, "--rows", args.rows]
     print("Thread page and posting (issue 12): each figure against its floor, in the same run")
     env = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
     subprocess.run([sys.executable, "-m", "bench.thread_bench", "--database", "sqlite", *extra], env=env, check=False)
