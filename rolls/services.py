@@ -51,11 +51,13 @@ def make_roll(
     dice: DiceSource | None = None,
     viewer: policy.Viewer | None = None,
     announce: bool = True,
+    link: bool = True,
 ) -> Roll:
     """Roll with the server's dice and store the evidence. Call inside the transaction of its post.
 
     ``viewer``: the actor's, when the caller has it. ``announce=False``: the caller's own event (its post's
-    ``post.created``, which reaches the same people) announces the roll."""
+    ``post.created``, which reaches the same people) announces the roll. ``link=False``: the caller chains
+    the roll itself (``record.chain.append_roll``) later in the transaction."""
     campaign = scene.campaign
     if viewer is None or viewer.user_id != actor.pk or viewer.campaign_id != campaign.pk:
         viewer = policy.viewer_for(actor, campaign)
@@ -99,7 +101,8 @@ def make_roll(
         gm_only=spec.gm_only,
         position=position,
     )
-    append_roll(roll)  # the campaign's verifiable roll log, in the roll's transaction
+    if link:
+        append_roll(roll)  # the campaign's verifiable roll log, in the roll's transaction
     if announce:
         publish(
             Event(
@@ -203,8 +206,14 @@ def create_post_with_rolls(
                     dice=dice,
                     viewer=viewer,
                     announce=spec.gm_only,
+                    link=False,
                 )
                 made.append(roll)
+            # The locks last, so they are held only until the commit: the scene's row (the post's place in
+            # the thread), then the campaign's roll chain (every writer takes them in this order).
+            campaign_services.place_post(post)
+            for roll in made:
+                append_roll(roll)
             # The caller can answer with what it wrote, without reading it back (see rolls.selectors.new_roll_views).
             post.made_rolls = made  # type: ignore[attr-defined]
     except IntegrityError:

@@ -127,3 +127,38 @@ def test_numbering_an_event_twice_takes_no_second_number(table: Table) -> None:
     row.refresh_from_db()
     assert row.seq == numbered_seq
     assert last_seq(table.campaign.pk) == numbered_seq
+
+
+@override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}})
+def test_a_post_takes_its_locks_last_and_in_one_order(table: Table) -> None:
+    """No lock for the length of a post's transaction (issue 12): on PostgreSQL the scene's row (the post's
+    place in the thread) and then the campaign's roll chain are the transaction's last writes. On SQLite the
+    transaction holds the database's write lock from BEGIN, so the place is taken with the insert. On both,
+    the scene comes before the chain, the order a procedure's opening takes them in (no deadlock)."""
+    first = create_post_with_rolls(author=table.player, scene=table.scene, body="primera", rolls=[])
+    with CaptureQueriesContext(connection) as ctx:
+        post = create_post_with_rolls(
+            author=table.player,
+            scene=table.scene,
+            body="tiro los dados",
+            rolls=[
+                RollSpec(kind="notation", data={"expression": "2d6"}),
+                RollSpec(kind="notation", data={"expression": "1d4"}),
+            ],
+        )
+    statements = _statements(ctx)
+    scene_lock = next(i for i, sql in enumerate(statements) if 'UPDATE "campaigns_scene"' in sql)
+    # FOR UPDATE on PostgreSQL; SQLite reads the row under its database-wide write lock.
+    chain_lock = next(i for i, sql in enumerate(statements) if sql.startswith("SELECT") and "record_rollchain" in sql)
+    assert scene_lock < chain_lock
+    if connection.vendor == "postgresql":
+        after = statements[scene_lock + 1 :]
+        assert all("record_roll" in sql for sql in after), "\n".join(after)  # the chain's links only
+        assert not any("campaigns_post" in sql for sql in statements[scene_lock + 1 :])
+    else:
+        insert = next(i for i, sql in enumerate(statements) if sql.startswith('INSERT INTO "campaigns_post"'))
+        assert scene_lock < insert
+    post.refresh_from_db()
+    assert post.position == first.position + 1
+    table.scene.refresh_from_db()
+    assert table.scene.last_post_position == post.position
