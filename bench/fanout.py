@@ -201,25 +201,31 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def server_command(server: str, app: str, port: int) -> list[str]:
-    """The same app on the same port, each server with its production-like WebSocket settings."""
+def server_command(server: str, app: str, port: int, workers: int = 1) -> list[str]:
+    """The same app on the same port, each server with its production-like WebSocket settings. ``workers``:
+    uvicorn's worker processes sharing the port (daphne has one)."""
+    if workers != 1 and server != "uvicorn":
+        raise ValueError(f"{server} serves with one process")
     if server == "daphne":
         # 500 sockets connecting at once queue on the database thread: give the handshakes time.
         daphne = ["-b", "127.0.0.1", "-p", str(port), "--websocket_connect_timeout", "60"]
         return [sys.executable, "-m", "daphne", *daphne, app]
     if server == "uvicorn":
-        # One worker like daphne; no access log (daphne's goes to the discarded stdout); lifespan is
-        # not used by Channels' ProtocolTypeRouter.
+        # One worker like daphne unless asked; no access log (daphne's goes to the discarded stdout);
+        # lifespan is not used by Channels' ProtocolTypeRouter.
         return [
             sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port), "--ws", "websockets",
-            "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
+            "--lifespan", "off", "--no-access-log", "--log-level", "warning",
+            *(["--workers", str(workers)] if workers != 1 else []), app,
         ]  # fmt: skip
     raise ValueError(f"unknown server {server!r}")
 
 
-def start_server(server: str, app: str, port: int, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    server: str, app: str, port: int, env: dict[str, str], log: Path, workers: int = 1
+) -> subprocess.Popen[bytes]:
     """A server process on ``port``; returns once it accepts connections."""
-    command = server_command(server, app, port)
+    command = server_command(server, app, port, workers)
     # stderr to a file, not a pipe nobody reads: a full pipe would block the server mid-benchmark.
     with log.open("wb") as stderr:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr)

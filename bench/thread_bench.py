@@ -30,7 +30,8 @@ Rows (``app`` / ``floor`` / ``ratio`` / target):
   ``pgbench`` running a custom script that writes the same rows a post writes (post, roll, event log
   entry, read mark, then the event's numbering) at the same concurrency on the same database (without
   pgbench the row says it is skipped); and the same eight writers on a second server without Django's
-  connection pool (PostgreSQL) or without the SQLite request queue (``tintero.sqlite.middleware``).
+  connection pool (PostgreSQL) or without the SQLite request queue (``tintero.sqlite.middleware``), and on
+  PostgreSQL on uvicorn with one worker process and with two (what a second process adds).
 
 ``--server uvicorn`` serves the served rows with uvicorn instead of daphne.
 
@@ -402,6 +403,20 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
                 seconds,
             )
         )
+        # What more processes give, now that a post holds no lock for its transaction's length (the
+        # scene's row and the roll chain are its last writes): uvicorn with one worker, then two.
+        for workers in (1, 2):
+            rows.append(
+                _variant_row(
+                    f"posting, {WRITERS} writers, uvicorn, {workers} worker process{'es' if workers > 1 else ''}",
+                    "uvicorn",
+                    {},
+                    url,
+                    tokens,
+                    seconds,
+                    workers,
+                )
+            )
     else:
         rows.append(
             _variant_row(
@@ -416,10 +431,12 @@ def posting_rows(world: World, served: Served, seconds: float) -> list[Row]:
     return rows
 
 
-def _variant_row(what: str, server: str, env: dict[str, str], url: str, tokens: list[str], seconds: float) -> Row:
-    """The same eight writers on a second server that differs only by ``env``: its posts/s and p99 against
-    the main server's (the ``app`` column is the variant, the ``floor`` column the main server's figures)."""
-    variant = Served(server, env)
+def _variant_row(
+    what: str, server: str, env: dict[str, str], url: str, tokens: list[str], seconds: float, workers: int = 1
+) -> Row:
+    """The same eight writers on a second server that differs only by ``env`` (or its server and worker
+    processes): its posts/s (``app`` column) and p99 (``floor`` column)."""
+    variant = Served(server, env, workers)
     try:
         _posting(variant, url, tokens, 0.5)
         rate, p99, _errors = _posting(variant, url, tokens, seconds)
@@ -517,7 +534,7 @@ class Served:
     """A daphne process serving ``bench.thread_asgi`` on this run's database; requests over keep-alive
     HTTP/1.1 connections, one per thread."""
 
-    def __init__(self, server: str = "daphne", extra_env: dict[str, str] | None = None) -> None:
+    def __init__(self, server: str = "daphne", extra_env: dict[str, str] | None = None, workers: int = 1) -> None:
         from django.db import connection
 
         from bench.fanout import ROOT, free_port, start_server
@@ -537,7 +554,7 @@ class Served:
         self.port = free_port()
         self.server = server
         log = Path(tempfile.mkdtemp(prefix=f"tintero-{server}-")) / "server.log"
-        self.process = start_server(server, "bench.thread_asgi:application", self.port, env, log)
+        self.process = start_server(server, "bench.thread_asgi:application", self.port, env, log, workers)
         self.local = threading.local()
 
     def _connection(self) -> Any:

@@ -67,6 +67,14 @@ def test_the_plain_row_compares_the_app_with_plain_websockets() -> None:
     assert rows[0].split()[9] == "1.00" and rows[2].split()[9] == "3.00"  # p99 x: app/floor, then app/plain
 
 
+def test_only_uvicorn_serves_with_more_worker_processes() -> None:
+    command = fanout.server_command("uvicorn", "app:application", 8000, workers=2)
+    assert command[command.index("--workers") + 1] == "2"
+    assert "--workers" not in fanout.server_command("uvicorn", "app:application", 8000)
+    with pytest.raises(ValueError):
+        fanout.server_command("daphne", "app:application", 8000, workers=2)
+
+
 def test_unknown_server_or_layer_is_refused() -> None:
     with pytest.raises(ValueError):
         fanout.server_command("hypercorn", "app:application", 8000)
