@@ -830,8 +830,7 @@ def place_post(post: Post) -> None:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH placed AS (UPDATE {scene_table} SET last_post_position = last_post_position + %s, "
-            "updated_at = %s WHERE id = %s RETURNING last_post_position) "
+            f"WITH placed AS ({_ADVANCE_SCENE.format(table=scene_table)}) "
             f"UPDATE {post_table} SET position = placed.last_post_position FROM placed WHERE {post_table}.id = %s "
             "RETURNING placed.last_post_position",
             [1 if post.recipients == Recipients.EVERYONE else 0, now, post.scene_id, post.pk],
@@ -839,6 +838,13 @@ def place_post(post: Post) -> None:
         position = int(cursor.fetchone()[0])
     post.position = position
     post.scene.last_post_position = position
+
+
+# The scene's counter moved by a post's increment (1, or 0 for a post not to everyone) and its activity time.
+_ADVANCE_SCENE = (
+    "UPDATE {table} SET last_post_position = last_post_position + %s, updated_at = %s "
+    "WHERE id = %s RETURNING last_post_position"
+)
 
 
 def _write_lock_taken_at_begin() -> bool:
@@ -854,8 +860,7 @@ def _next_position(scene: Scene, *, public: bool) -> int:
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {table} SET last_post_position = last_post_position + %s, updated_at = %s "
-            "WHERE id = %s RETURNING last_post_position",
+            _ADVANCE_SCENE.format(table=table),
             [1 if public else 0, now, scene.pk],
         )
         row = cursor.fetchone()
