@@ -6,6 +6,9 @@ STAMP := $(VENV)/.installed-$(shell cat requirements.in requirements-dev.in cons
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
+# pytest-xdist workers for `make test` and `make test-services`: one per core (auto), or a number; 0 runs in one
+# process. Tests marked xdist_group(name) run together on one worker (--dist loadgroup, pyproject.toml).
+TEST_WORKERS ?= auto
 
 .PHONY: install run dev static migrate messages messages-update demo test test-services lint format bench clean
 
@@ -60,13 +63,13 @@ dev: install messages demo
 	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The same suite against real services: DATABASE_URL (PostgreSQL) and REDIS_URL must be set.
 test-services: install
 	@test -n "$(DATABASE_URL)" || (echo "DATABASE_URL is required (e.g. postgresql://postgres@127.0.0.1:5432/test)"; exit 2)
 	@test -n "$(REDIS_URL)" || (echo "REDIS_URL is required (e.g. redis://127.0.0.1:6379/0)"; exit 2)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 lint: install
 	$(PY) -m ruff check .
