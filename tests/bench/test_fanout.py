@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -86,13 +87,28 @@ def test_unknown_server_or_layer_is_refused() -> None:
         fanout.main(["--hub", "maybe"])
 
 
-@contextmanager
-def _serving(server: str, tmp_path: Path) -> Iterator[tuple[int, int]]:
-    """(port, campaign id) of the benchmark app on ``server`` with the memory layer, stopped afterwards."""
-    env = {**os.environ, "SQLITE_PATH": str(tmp_path / "bench.sqlite3"), "BENCH_LAYER": "memory", "LOG_LEVEL": "ERROR"}
+def _bench_env(database: Path) -> dict[str, str]:
+    env = {**os.environ, "SQLITE_PATH": str(database), "BENCH_LAYER": "memory", "LOG_LEVEL": "ERROR"}
     env.pop("DATABASE_URL", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def migrated_bench_database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file, built once per test process: each server test starts from a copy of it."""
+    database = tmp_path_factory.mktemp("bench-db") / "bench.sqlite3"
     migrate = [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"]
-    subprocess.run(migrate, cwd=fanout.ROOT, env=env, check=True)
+    subprocess.run(migrate, cwd=fanout.ROOT, env=_bench_env(database), check=True)
+    return database
+
+
+@contextmanager
+def _serving(server: str, tmp_path: Path, migrated: Path) -> Iterator[tuple[int, int]]:
+    """(port, campaign id) of the benchmark app on ``server`` with the memory layer, stopped afterwards."""
+    database = tmp_path / "bench.sqlite3"
+    # The migrate process closed its last connection, so the file holds everything (no write-ahead log left).
+    shutil.copyfile(migrated, database)
+    env = _bench_env(database)
     port = fanout.free_port()
     process = fanout.start_server(server, "bench.fanout_asgi:application", port, env, tmp_path / "server.log")
     try:
@@ -103,11 +119,11 @@ def _serving(server: str, tmp_path: Path) -> Iterator[tuple[int, int]]:
 
 
 @pytest.mark.parametrize("server", fanout.SERVERS)
-def test_both_servers_deliver_app_and_floor_rounds(server: str, tmp_path: Path) -> None:
+def test_both_servers_deliver_app_and_floor_rounds(server: str, tmp_path: Path, migrated_bench_database: Path) -> None:
     """Small but real: the server process, the benchmark app, our WebSocket client and two rounds of each
     (app, floor and plain WebSockets)."""
     result = fanout.Result()
-    with _serving(server, tmp_path) as (port, campaign_id):
+    with _serving(server, tmp_path, migrated_bench_database) as (port, campaign_id):
         measure = fanout.measure(port, campaign_id, 3, rounds=2, result=result, budget=120, warmup=0, plain=True)
         asyncio.run(asyncio.wait_for(measure, 180))
     assert (result.app.rounds, result.floor.rounds, result.plain.rounds) == (2, 2, 2)
@@ -115,9 +131,9 @@ def test_both_servers_deliver_app_and_floor_rounds(server: str, tmp_path: Path) 
     assert not result.stopped
 
 
-def test_a_spent_budget_stops_the_rounds(tmp_path: Path) -> None:
+def test_a_spent_budget_stops_the_rounds(tmp_path: Path, migrated_bench_database: Path) -> None:
     result = fanout.Result()
-    with _serving("daphne", tmp_path) as (port, campaign_id):
+    with _serving("daphne", tmp_path, migrated_bench_database) as (port, campaign_id):
         asyncio.run(asyncio.wait_for(fanout.measure(port, campaign_id, 2, 50, result, budget=0), 120))
     assert result.app.rounds == 0
     assert result.stopped == "time budget 0 s spent"
