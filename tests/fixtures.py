@@ -6,6 +6,7 @@ Imports of Django code stay inside the fixtures, so the pure ``systems`` tests a
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -13,8 +14,16 @@ from hypothesis import HealthCheck, settings
 
 # Properties are about correctness, never speed (speed lives in `make bench`): on a shared 2-core CI
 # machine a single example has taken 760 ms, so no per-example deadline and no too-slow health check.
-settings.register_profile("tintero", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("tintero")
+# Bounded: 100 examples where a test does not say (tests that need more name their own bound).
+settings.register_profile("tintero", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# CI (HYPOTHESIS_PROFILE=ci, .ci/run): the same examples on every run, so a failure reproduces and one
+# run is comparable with the next, and no example database, which parallel workers would all write to.
+settings.register_profile(
+    "ci", parent=settings.get_profile("tintero"), derandomize=True, database=None, print_blob=True
+)
+# A deeper search by hand: HYPOTHESIS_PROFILE=thorough (ten times the examples where a test does not say).
+settings.register_profile("thorough", parent=settings.get_profile("tintero"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "tintero"))
 
 if TYPE_CHECKING:
     from tests.personas import Table
