@@ -7,14 +7,11 @@ nothing.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
-import mimetypes
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
@@ -40,6 +37,7 @@ from campaigns.models import (
     SceneAspect,
 )
 from campaigns.stored_markdown import render_field
+from characters import portraits
 from characters.models import CampaignRulesState, Character, LedgerEntry
 from record import archive_schema as schema
 from record.models import RollChain, RollLink
@@ -133,9 +131,12 @@ def _time(value: str | None) -> datetime | None:
 class _Importer:
     """One archive into one new campaign: ids of the archive -> rows created here."""
 
-    def __init__(self, actor: User, archive: schema.CampaignArchive) -> None:
+    def __init__(
+        self, actor: User, archive: schema.CampaignArchive, portrait_files: dict[int, ContentFile[bytes]]
+    ) -> None:
         self.actor = actor
         self.archive = archive
+        self.portraits = portrait_files
         handles = _handles(archive)
         self.users = {u.username: u for u in User.objects.filter(username__in=handles)}
         self.missing = sorted(handles - set(self.users))
@@ -212,9 +213,9 @@ class _Importer:
                 equipment=c.equipment or "",
                 notes=c.notes or "",
             )
-            portrait = _portrait_file(c.portrait)
+            portrait = self.portraits.get(c.id)
             if portrait is not None:
-                character.portrait.save(portrait.name or "portrait", portrait, save=False)
+                character.portrait.save("portrait.webp", portrait, save=False)
             character.save()
             self.characters[c.id] = character
 
@@ -363,15 +364,19 @@ def _handles(archive: schema.CampaignArchive) -> set[str]:
     return handles
 
 
-def _portrait_file(uri: str | None) -> ContentFile[bytes] | None:
-    if not uri or not uri.startswith("data:") or ";base64," not in uri:
-        return None
-    kind, payload = uri[5:].split(";base64,", 1)
-    try:
-        content = base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return ContentFile(content, name=f"portrait{mimetypes.guess_extension(kind) or '.img'}")
+def _portraits(archive: schema.CampaignArchive) -> tuple[dict[int, ContentFile[bytes]], list[str]]:
+    """Each character's portrait decoded and re-encoded as an upload is (never stored as it came), by archive
+    id; and the problems of those that are not images."""
+    files: dict[int, ContentFile[bytes]] = {}
+    problems: list[str] = []
+    for index, character in enumerate(archive.characters):
+        if not character.portrait:
+            continue
+        try:
+            files[character.id] = portraits.reencode_data_uri(character.portrait)
+        except ValidationError as refused:
+            problems += [f"characters.{index}.portrait: {message}" for message in refused.messages]
+    return files, problems
 
 
 def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
@@ -380,7 +385,10 @@ def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
     if not actor.is_authenticated:
         raise ImportRefused([_("Tienes que iniciar sesión para importar una partida.")])
     archive = parse_archive(raw)
-    importer = _Importer(actor, archive)
+    portrait_files, problems = _portraits(archive)
+    if problems:
+        raise ImportRefused(problems[:MAX_PROBLEMS])
+    importer = _Importer(actor, archive, portrait_files)
     with transaction.atomic():
         campaign = importer.campaign()
         invited = importer.invite_members()
