@@ -7,18 +7,19 @@ nothing.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
-from pydantic import ValidationError as PydanticValidationError
 
 from accounts.models import User
 from campaigns import policy
@@ -28,7 +29,6 @@ from campaigns.models import (
     Campaign,
     CampaignStatus,
     Invitation,
-    Language,
     Membership,
     Post,
     PostRevision,
@@ -37,24 +37,13 @@ from campaigns.models import (
     SceneAspect,
 )
 from campaigns.stored_markdown import render_field
-from characters import portraits
 from characters.models import CampaignRulesState, Character, LedgerEntry
 from record import archive_schema as schema
+from record.archive_validation import CheckedArchive, ImportRefused, check_archive
 from record.models import RollChain, RollLink
 from record.post_index import index_post
-from record.rollchain import GENESIS, verify
+from record.rollchain import GENESIS
 from rolls.models import Flow, FlowLine, FlowStep, Roll, RollFollowUp, RollReveal
-from rulesets.registry import ruleset_choices
-
-MAX_PROBLEMS = 20
-
-
-class ImportRefused(Exception):
-    """The archive cannot be imported; ``problems`` says why, in words (nothing was written)."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 @dataclass
@@ -66,62 +55,18 @@ class ImportReport:
     open_procedures: int = 0
 
 
-def parse_archive(raw: bytes | str) -> schema.CampaignArchive:
-    """The archive, validated; ``ImportRefused`` with every problem otherwise."""
+@contextmanager
+def _as_part(where: str) -> Iterator[None]:
+    """A live write's refusal of one part (its markdown, a model's own check) as the import's, with its path."""
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ImportRefused([_("El archivo no es JSON válido: %(error)s.") % {"error": exc}]) from None
-    if not isinstance(data, dict) or data.get("format") != schema.FORMAT:
-        raise ImportRefused([_("El archivo no es un archivo de partida de Tintero.")])
-    version = data.get("schema_version")
-    if isinstance(version, int) and version > schema.SCHEMA_VERSION:
-        message = _("El archivo usa la versión %(version)s del formato; este Tintero lee hasta la %(known)s.")
-        raise ImportRefused([message % {"version": version, "known": schema.SCHEMA_VERSION}])
-    try:
-        archive = schema.CampaignArchive.model_validate(data)
-    except PydanticValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
-        raise ImportRefused(problems[:MAX_PROBLEMS]) from None
-    _check_consistency(archive)
-    return archive
+        yield
+    except ValidationError as refused:
+        raise ImportRefused([f"{where}: {message}" for message in refused.messages]) from None
 
 
-def _dangling(kind: str, ref: object, where: str) -> str:
-    what = {
-        "scene": _("la escena %(ref)s"),
-        "post": _("el mensaje %(ref)s"),
-        "procedure": _("el procedimiento %(ref)s"),
-    }[kind] % {"ref": ref}
-    return _("%(where)s nombra %(what)s, que no está en el archivo.") % {"where": where, "what": what}
-
-
-def _check_consistency(archive: schema.CampaignArchive) -> None:
-    problems: list[str] = []
-    if archive.campaign.ruleset not in {key for key, _label in ruleset_choices()}:
-        problems.append(_("El sistema de juego «%(key)s» no existe aquí.") % {"key": archive.campaign.ruleset})
-    if archive.campaign.language not in Language.values or archive.campaign.status not in CampaignStatus.values:
-        problems.append(_("El idioma o el estado de la partida no son válidos."))
-    scenes = {s.id for s in archive.scenes}
-    posts = {p.id for p in archive.posts}
-    flows = {f.id for f in archive.procedures}
-    problems += [_dangling("scene", p.scene, f"posts[{p.id}]") for p in archive.posts if p.scene not in scenes]
-    problems += [_dangling("scene", r.scene, f"rolls[{r.id}]") for r in archive.rolls if r.scene not in scenes]
-    problems += [_dangling("post", r.post, f"rolls[{r.id}]") for r in archive.rolls if r.post and r.post not in posts]
-    problems += [
-        _dangling("procedure", r.procedure, f"rolls[{r.id}]")
-        for r in archive.rolls
-        if r.procedure and r.procedure not in flows
-    ]
-    problems += [
-        _dangling("scene", f.scene, f"procedures[{f.id}]") for f in archive.procedures if f.scene not in scenes
-    ]
-    verdict = verify([link.model_dump() for link in archive.roll_chain], [r.model_dump() for r in archive.rolls])
-    if not verdict.ok:
-        message = _("El registro de tiradas no se verifica: se rompe en el eslabón %(seq)s (%(reason)s).")
-        problems.append(message % {"seq": verdict.broken_at, "reason": verdict.reason})
-    if problems:
-        raise ImportRefused(problems[:MAX_PROBLEMS])
+def _rendered(where: str, source: str) -> str:
+    with _as_part(where):
+        return render_field(where.rsplit(".", 1)[-1], source) if source else ""
 
 
 def _time(value: str | None) -> datetime | None:
@@ -131,12 +76,12 @@ def _time(value: str | None) -> datetime | None:
 class _Importer:
     """One archive into one new campaign: ids of the archive -> rows created here."""
 
-    def __init__(
-        self, actor: User, archive: schema.CampaignArchive, portrait_files: dict[int, ContentFile[bytes]]
-    ) -> None:
+    def __init__(self, actor: User, checked: CheckedArchive) -> None:
         self.actor = actor
-        self.archive = archive
-        self.portraits = portrait_files
+        self.archive = archive = checked.archive
+        self.sheets = checked.sheets
+        self.portraits = checked.portraits
+        self.files: list[str] = []  # written to storage before the transaction: removed if it rolls back
         handles = _handles(archive)
         self.users = {u.username: u for u in User.objects.filter(username__in=handles)}
         self.missing = sorted(handles - set(self.users))
@@ -152,21 +97,22 @@ class _Importer:
 
     def campaign(self) -> Campaign:
         c = self.archive.campaign
-        campaign = Campaign.objects.create(
-            title=c.title,
-            introduction=c.introduction,
-            synopsis=c.synopsis,
-            gm_notes=c.gm_notes or "",
-            ruleset=c.ruleset,
-            language=c.language,
-            visibility=c.visibility,
-            status=c.status,
-            rules_settings=c.rules_settings,
-            sheets_open=c.sheets_open,
-            created_by=self.actor,
-            archived_at=timezone.now() if c.archived else None,
-            whispers_revealed=c.whispers_revealed,
-        )
+        with _as_part("campaign"):
+            campaign = Campaign.objects.create(
+                title=c.title,
+                introduction=c.introduction,
+                synopsis=c.synopsis,
+                gm_notes=c.gm_notes or "",
+                ruleset=c.ruleset,
+                language=c.language,
+                visibility=c.visibility,
+                status=c.status,
+                rules_settings=c.rules_settings,
+                sheets_open=c.sheets_open,
+                created_by=self.actor,
+                archived_at=timezone.now() if c.archived else None,
+                whispers_revealed=c.whispers_revealed,
+            )
         Membership.objects.create(campaign=campaign, user=self.actor, role=Role.GM)
         if c.rules_state is not None:
             CampaignRulesState.objects.create(campaign=campaign, state=c.rules_state)
@@ -184,23 +130,24 @@ class _Importer:
         return invited
 
     def scenes_and_aspects(self) -> None:
-        for s in self.archive.scenes:
-            scene = Scene.objects.create(
-                campaign=self.target,
-                title=s.title,
-                description=s.description,
-                position=s.position,
-                status=s.status,
-                is_offtopic=s.is_offtopic,
-                access=s.access,
-            )
+        for index, s in enumerate(self.archive.scenes):
+            with _as_part(f"scenes.{index}"):
+                scene = Scene.objects.create(
+                    campaign=self.target,
+                    title=s.title,
+                    description=s.description,
+                    position=s.position,
+                    status=s.status,
+                    is_offtopic=s.is_offtopic,
+                    access=s.access,
+                )
             scene.readers.set([self.users[h] for h in s.readers if h in self.users])
             scene.writers.set([self.users[h] for h in s.writers if h in self.users])
             SceneAspect.objects.bulk_create(SceneAspect(scene=scene, **aspect.model_dump()) for aspect in s.aspects)
             self.scenes[s.id] = scene
 
     def characters_(self) -> None:
-        for c in self.archive.characters:
+        for index, c in enumerate(self.archive.characters):
             character = Character(
                 campaign=self.target,
                 owner=self.users.get(c.owner) if c.owner else None,
@@ -209,20 +156,22 @@ class _Importer:
                 status=c.status,
                 description=c.description,
                 history=c.history,
-                sheet=c.sheet or {},
+                sheet=self.sheets.get(c.id, {}),
                 equipment=c.equipment or "",
                 notes=c.notes or "",
             )
             portrait = self.portraits.get(c.id)
             if portrait is not None:
                 character.portrait.save("portrait.webp", portrait, save=False)
-            character.save()
+                self.files.append(str(character.portrait.name))
+            with _as_part(f"characters.{index}"):
+                character.save()
             self.characters[c.id] = character
 
     def posts_(self) -> None:
         times: list[Post] = []
         positions: dict[int, int] = {}  # scene -> last thread position (as write_post numbers them)
-        for p in self.archive.posts:
+        for index, p in enumerate(self.archive.posts):
             public = p.recipients == "all"
             positions[p.scene] = positions.get(p.scene, 0) + (1 if public else 0)
             whispered = sorted(self.users[h].pk for h in p.whisper_to if h in self.users)
@@ -237,9 +186,9 @@ class _Importer:
                 character=self.characters.get(p.character) if p.character else None,
                 npc_name=p.npc_name,
                 body_source=p.body,
-                body_html=render_field("body", p.body) if p.body else "",
+                body_html=_rendered(f"posts.{index}.body", p.body),
                 notes_source=p.notes,
-                notes_html=render_field("notes", p.notes) if p.notes else "",
+                notes_html=_rendered(f"posts.{index}.notes", p.notes),
                 renderer_version=RENDERER_VERSION,
                 recipients=p.recipients,
                 edited_at=_time(p.edited_at),
@@ -270,7 +219,7 @@ class _Importer:
                 state=f.state,
                 secret_state=f.secret_state or {},
                 status=f.status,
-                waiting_for=f.waiting_for,
+                waiting_for=f.waiting_for.model_dump() if f.waiting_for.steps else {},
                 opened_by=self.user(f.opened_by),
                 record=self.posts.get(f.record) if f.record else None,
                 settled_at=_time(f.settled_at),
@@ -364,41 +313,27 @@ def _handles(archive: schema.CampaignArchive) -> set[str]:
     return handles
 
 
-def _portraits(archive: schema.CampaignArchive) -> tuple[dict[int, ContentFile[bytes]], list[str]]:
-    """Each character's portrait decoded and re-encoded as an upload is (never stored as it came), by archive
-    id; and the problems of those that are not images."""
-    files: dict[int, ContentFile[bytes]] = {}
-    problems: list[str] = []
-    for index, character in enumerate(archive.characters):
-        if not character.portrait:
-            continue
-        try:
-            files[character.id] = portraits.reencode_data_uri(character.portrait)
-        except ValidationError as refused:
-            problems += [f"characters.{index}.portrait: {message}" for message in refused.messages]
-    return files, problems
-
-
 def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
     """A new campaign from an archive, with ``actor`` as its GM. Members found here by handle are invited to
     their archived role; writing by handles not found is attributed to ``actor`` (the report lists them)."""
     if not actor.is_authenticated:
         raise ImportRefused([_("Tienes que iniciar sesión para importar una partida.")])
-    archive = parse_archive(raw)
-    portrait_files, problems = _portraits(archive)
-    if problems:
-        raise ImportRefused(problems[:MAX_PROBLEMS])
-    importer = _Importer(actor, archive, portrait_files)
-    with transaction.atomic():
-        campaign = importer.campaign()
-        invited = importer.invite_members()
-        importer.scenes_and_aspects()
-        importer.characters_()
-        importer.posts_()
-        still_open = importer.procedures()
-        importer.rolls_()
-        importer.roll_chain()
-        importer.ledger()
+    importer = _Importer(actor, check_archive(raw))
+    try:
+        with transaction.atomic():
+            campaign = importer.campaign()
+            invited = importer.invite_members()
+            importer.scenes_and_aspects()
+            importer.characters_()
+            importer.posts_()
+            still_open = importer.procedures()
+            importer.rolls_()
+            importer.roll_chain()
+            importer.ledger()
+    except BaseException:
+        for name in importer.files:  # nothing of a refused archive stays, on disk either
+            default_storage.delete(name)
+        raise
     counts = {
         "scenes": len(importer.scenes),
         "characters": len(importer.characters),
@@ -408,14 +343,12 @@ def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
     return ImportReport(campaign, invited, importer.missing, counts, still_open)
 
 
-MAX_ARCHIVE_BYTES = 200 * 1024 * 1024
-
-
 def read_upload(upload: UploadedFile) -> bytes:
-    """An uploaded archive's bytes; a file larger than the limit is refused before it is read."""
-    if (upload.size or 0) > MAX_ARCHIVE_BYTES:
-        message = _("El archivo es demasiado grande (como mucho %(mb)d MB).")
-        raise ImportRefused([message % {"mb": MAX_ARCHIVE_BYTES // (1024 * 1024)}])
+    """An uploaded archive's bytes; a file over ARCHIVE_IMPORT_MAX_BYTES is refused before it is read."""
+    limit = int(settings.ARCHIVE_IMPORT_MAX_BYTES)
+    if (upload.size or 0) > limit:
+        message = _("El archivo es demasiado grande: como mucho %(mb)s MB (%(bytes)d bytes).")
+        raise ImportRefused([message % {"mb": f"{limit / (1024 * 1024):g}", "bytes": limit}])
     return bytes(upload.read())
 
 
