@@ -222,6 +222,7 @@ class ArchivedLink(_Part):
     hash: str = Field(pattern="^[0-9a-f]{64}$")
     salt: str | None = Field(None, pattern="^([0-9a-f]{32})?$")
     content: dict[str, Any] | None = None
+    imported: bool = Field(False, description="History imported from another archive, not rolled where exported.")
 
 
 class CampaignArchive(_Part):

@@ -7,7 +7,7 @@ nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -49,8 +49,10 @@ from rolls.models import Flow, FlowLine, FlowStep, Roll, RollFollowUp, RollRevea
 @dataclass
 class ImportReport:
     campaign: Campaign
-    invited: list[str] = field(default_factory=list)  # handles found here: invited to their archived role
-    missing: list[str] = field(default_factory=list)  # handles not found: their writing is attributed to you
+    invited: list[str] = field(default_factory=list)  # handles the importing GM chose, found here: invited
+    missing: list[str] = field(default_factory=list)  # handles with no account here
+    # Handles whose writing is shown as the archive's text until the account of that name here claims it.
+    imported_handles: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     open_procedures: int = 0
 
@@ -76,15 +78,21 @@ def _time(value: str | None) -> datetime | None:
 class _Importer:
     """One archive into one new campaign: ids of the archive -> rows created here."""
 
-    def __init__(self, actor: User, checked: CheckedArchive) -> None:
+    def __init__(self, actor: User, checked: CheckedArchive, invite: Collection[str]) -> None:
         self.actor = actor
         self.archive = archive = checked.archive
         self.sheets = checked.sheets
         self.portraits = checked.portraits
         self.files: list[str] = []  # written to storage before the transaction: removed if it rolls back
         handles = _handles(archive)
-        self.users = {u.username: u for u in User.objects.filter(username__in=handles)}
-        self.missing = sorted(handles - set(self.users))
+        found = set(User.objects.filter(username__in=handles).values_list("username", flat=True))
+        self.missing = sorted(handles - found)
+        self.imported_handles = sorted(handles - {actor.username})
+        # Only the accounts the GM chose to invite (and the GM) enter access lists (readers, writers, whispers);
+        # none is made the author of anything by its handle.
+        chosen = set(invite) - {actor.username}
+        self.invitees = {u.username: u for u in User.objects.filter(username__in=chosen)}
+        self.users = {**self.invitees, actor.username: actor}
         self.scenes: dict[int, Scene] = {}
         self.characters: dict[int, Character] = {}
         self.posts: dict[int, Post] = {}
@@ -92,8 +100,13 @@ class _Importer:
         self.rolls: dict[int, Roll] = {}
 
     def user(self, handle: str | None) -> User:
-        """The user of a handle here; writing by someone not found is attributed to the importing GM."""
-        return self.users.get(handle or "", self.actor)
+        """Who answers here for what a handle did (edited, revealed, took a step): the importing GM. A handle
+        is a stranger's word, so no local account is made to have done anything by it."""
+        return self.actor
+
+    def imported(self, handle: str) -> str:
+        """The archive's handle to keep as text, or "" when it is the importing GM's own name."""
+        return "" if handle == self.actor.username else handle
 
     def campaign(self) -> Campaign:
         c = self.archive.campaign
@@ -120,12 +133,14 @@ class _Importer:
         return campaign
 
     def invite_members(self) -> list[str]:
+        """Invitations only to the members the GM chose, and never as GM: an archive names no one's role here."""
         invited = []
         for member in self.archive.members:
-            user = self.users.get(member.handle)
-            if user is None or user.pk == self.actor.pk:
+            user = self.invitees.get(member.handle)
+            if user is None:
                 continue
-            Invitation.objects.create(campaign=self.target, user=user, role=member.role, invited_by=self.actor)
+            role = Role.PLAYER if member.role == "gm" else member.role
+            Invitation.objects.create(campaign=self.target, user=user, role=role, invited_by=self.actor)
             invited.append(member.handle)
         return invited
 
@@ -150,7 +165,8 @@ class _Importer:
         for index, c in enumerate(self.archive.characters):
             character = Character(
                 campaign=self.target,
-                owner=self.users.get(c.owner) if c.owner else None,
+                owner=self.actor if c.owner else None,
+                imported_owner=self.imported(c.owner) if c.owner else "",
                 is_npc=c.is_npc,
                 name=c.name,
                 status=c.status,
@@ -181,7 +197,8 @@ class _Importer:
                 revision_count=len(p.revisions),
                 scene=self.scenes[p.scene],
                 kind=p.kind,
-                author=self.user(p.author),
+                author=self.actor,
+                imported_author=self.imported(p.author),
                 voice=p.voice,
                 character=self.characters.get(p.character) if p.character else None,
                 npc_name=p.npc_name,
@@ -193,7 +210,7 @@ class _Importer:
                 recipients=p.recipients,
                 edited_at=_time(p.edited_at),
                 deleted_at=_time(p.deleted_at),
-                deleted_by=self.users.get(p.deleted_by) if p.deleted_by else None,
+                deleted_by=self.actor if p.deleted_by else None,
             )
             post.whisper_to.set(whispered)
             PostRevision.objects.bulk_create(
@@ -238,7 +255,8 @@ class _Importer:
                 scene=self.scenes[r.scene],
                 post=self.posts.get(r.post) if r.post else None,
                 flow=self.flows.get(r.procedure) if r.procedure else None,
-                roller=self.user(r.roller),
+                roller=self.actor,
+                imported_roller=self.imported(r.roller),
                 character=self.characters.get(r.character) if r.character else None,
                 ruleset=r.ruleset,
                 kind=r.kind,
@@ -269,7 +287,8 @@ class _Importer:
             self.rolls[r.id] = roll
 
     def roll_chain(self) -> None:
-        """The links as they were (they are the evidence); each joined to the roll imported for it."""
+        """The links as they were, marked as the archive's own history (verified only against itself: anyone
+        can recompute a chain), each joined to the roll imported for it."""
         by_seq = {r.chain_seq: self.rolls[r.id] for r in self.archive.rolls if r.chain_seq}
         links = self.archive.roll_chain
         RollLink.objects.bulk_create(
@@ -282,10 +301,13 @@ class _Importer:
                 content=link.content,
                 commitment=link.commitment,
                 hash=link.hash,
+                imported=True,
             )
             for link in links
         )
-        RollChain.objects.create(campaign=self.target, length=len(links), head=links[-1].hash if links else GENESIS)
+        # Rolls made here go on from the imported head: the first one's link commits to it (record.chain).
+        head = links[-1].hash if links else GENESIS
+        RollChain.objects.create(campaign=self.target, length=len(links), head=head, imported_length=len(links))
 
     def ledger(self) -> None:
         LedgerEntry.objects.bulk_create(
@@ -313,12 +335,22 @@ def _handles(archive: schema.CampaignArchive) -> set[str]:
     return handles
 
 
-def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
-    """A new campaign from an archive, with ``actor`` as its GM. Members found here by handle are invited to
-    their archived role; writing by handles not found is attributed to ``actor`` (the report lists them)."""
+def import_campaign(*, actor: User, raw: bytes | str, invite: Collection[str] = ()) -> ImportReport:
+    """A new campaign from an archive, with ``actor`` as its GM.
+
+    An archive is a stranger's writing: what others wrote and rolled is shown under the archive's handles, as
+    text, until the account of that name here claims it (:func:`claim_imported_writing`); only ``actor``'s
+    own handle is theirs at once. Only the archive's members named in ``invite`` are invited, to their
+    archived role but never as GM."""
     if not actor.is_authenticated:
         raise ImportRefused([_("Tienes que iniciar sesión para importar una partida.")])
-    importer = _Importer(actor, check_archive(raw))
+    checked = check_archive(raw)
+    members = {m.handle for m in checked.archive.members}
+    strangers = sorted(set(invite) - members)
+    if strangers:
+        message = _("invite: %(handles)s no son miembros de la partida del archivo.")
+        raise ImportRefused([message % {"handles": ", ".join(strangers)}])
+    importer = _Importer(actor, checked, invite)
     try:
         with transaction.atomic():
             campaign = importer.campaign()
@@ -340,7 +372,7 @@ def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
         "posts": len(importer.posts),
         "rolls": len(importer.rolls),
     }
-    return ImportReport(campaign, invited, importer.missing, counts, still_open)
+    return ImportReport(campaign, invited, importer.missing, importer.imported_handles, counts, still_open)
 
 
 def read_upload(upload: UploadedFile) -> bytes:
@@ -350,6 +382,44 @@ def read_upload(upload: UploadedFile) -> bytes:
         message = _("El archivo es demasiado grande: como mucho %(mb)s MB (%(bytes)d bytes).")
         raise ImportRefused([message % {"mb": f"{limit / (1024 * 1024):g}", "bytes": limit}])
     return bytes(upload.read())
+
+
+# --- Claiming imported writing ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claimed:
+    posts: int
+    characters: int
+
+
+def imported_writing(user: User, campaign: Campaign) -> Claimed:
+    """What of an imported campaign bears ``user``'s handle and is not theirs yet (what they may claim)."""
+    if not user.is_authenticated:
+        return Claimed(0, 0)
+    posts = Post.objects.filter(scene__campaign=campaign, imported_author=user.username).count()
+    characters = Character.objects.filter(campaign=campaign, imported_owner=user.username).count()
+    return Claimed(posts, characters)
+
+
+@transaction.atomic
+def claim_imported_writing(*, actor: User, campaign: Campaign) -> Claimed:
+    """The account named by an imported handle confirms that writing is its own: the posts under that handle
+    show under the account from now on (and search finds them under its name), and so do the characters it
+    played, once it is a player here. Rolls stay the archive's history under the handle its chain covers."""
+    if not policy.may_claim_imported_writing(policy.viewer_for(actor, campaign)):
+        raise PermissionDenied(_("No puedes reclamar lo escrito en esta partida."))
+    posts = Post.objects.filter(scene__campaign=campaign, imported_author=actor.username)
+    claimed_posts = posts.update(author=actor, imported_author="")
+    claimed_characters = 0
+    if Membership.objects.filter(campaign=campaign, user=actor, role=Role.PLAYER).exists():
+        characters = Character.objects.filter(campaign=campaign, imported_owner=actor.username)
+        claimed_characters = characters.update(owner=actor, imported_owner="")
+    if claimed_posts or claimed_characters:
+        # Every open page re-reads the campaign: kept thread pages are keyed by its events.
+        data = {"fields": ["authors"], "visibility": campaign.visibility}
+        publish(Event(EventType.CAMPAIGN_CHANGED, campaign.pk, data), Audience(public=True))
+    return Claimed(claimed_posts, claimed_characters)
 
 
 # --- Archiving (ending) a campaign ------------------------------------------------------------------------
