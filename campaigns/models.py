@@ -6,14 +6,21 @@ Rules never live here: models hold state; writes go through ``campaigns.services
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.stored_markdown import StoredMarkdown
 from rulesets.registry import ruleset_choices
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class Visibility(models.TextChoices):
@@ -255,10 +262,35 @@ class PostKind(models.TextChoices):
     PROCEDURE = "procedure", _("Procedimiento")
 
 
+@dataclass(frozen=True)
+class ImportedAuthor:
+    """Who wrote imported writing, as the archive names them: a handle, shown as text (it is a stranger's
+    word, not an account here). It answers what pages read of an author."""
+
+    handle: str
+    avatar: None = None
+    pk: None = None
+
+    @property
+    def username(self) -> str:
+        return self.handle
+
+    @property
+    def public_name(self) -> str:
+        return gettext("%(handle)s (importado de un archivo)") % {"handle": self.handle}
+
+    def __str__(self) -> str:
+        return self.public_name
+
+
 class Post(models.Model):
     scene = models.ForeignKey(Scene, on_delete=models.CASCADE, related_name="posts")
     kind = models.CharField(max_length=10, choices=PostKind.choices, default=PostKind.STORY)
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="posts")
+    # Imported from an archive: the archive's handle of who wrote it. Until the account of that name here
+    # claims it (record.services.claim_imported_writing), the post shows that handle as text, never a local
+    # account, and ``author`` holds the importing GM, who answers for it here.
+    imported_author = models.CharField(max_length=150, blank=True, default="", editable=False)
     voice = models.CharField(_("voz"), max_length=10, choices=Voice.choices, default=Voice.CHARACTER)
     character = models.ForeignKey(
         "characters.Character", null=True, blank=True, on_delete=models.PROTECT, related_name="posts"
@@ -322,6 +354,16 @@ class Post(models.Model):
     @property
     def is_edited(self) -> bool:
         return self.edited_at is not None
+
+    @property
+    def shown_author(self) -> User | ImportedAuthor:
+        """Who the pages show as the writer: the archive's handle while the post is unclaimed imported writing."""
+        return ImportedAuthor(self.imported_author) if self.imported_author else self.author
+
+    @property
+    def local_author(self) -> User | None:
+        """The account here that wrote the post; None for imported writing nobody here has claimed."""
+        return None if self.imported_author else self.author
 
 
 class PostRevision(models.Model):

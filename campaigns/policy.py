@@ -829,6 +829,13 @@ def may_reopen_campaign(viewer: Viewer) -> bool:
     return viewer.is_gm and viewer.archived
 
 
+def may_claim_imported_writing(viewer: Viewer) -> bool:
+    """Confirm that the imported writing under one's own handle is one's own (record.services): any signed-in
+    account that may read the campaign; it claims only what bears its own name. Not a game write, so an
+    ended campaign accepts it too."""
+    return viewer.is_authenticated and may_view_campaign(viewer)
+
+
 _Answer = ParamSpec("_Answer")
 
 

@@ -25,7 +25,7 @@ ACTIONS_TEMPLATE = "campaigns/_post_actions.html"
 # Where the viewer's unread badge goes in a kept fragment (an HTML comment: harmless if ever left in).
 UNREAD_SLOT = "<!--tintero:unread-->"
 # Bump when _post_core.html changes in a way its inputs do not show (kept fragments then go unused).
-CORE_VERSION = 1
+CORE_VERSION = 2
 
 
 def _file_name(field: Any) -> str:
@@ -34,7 +34,7 @@ def _file_name(field: Any) -> str:
 
 def core_inputs(post: Post) -> tuple[object, ...]:
     """Everything _post_core.html reads from a post, in a fixed order."""
-    author = post.author
+    author = post.shown_author
     character = post.character if post.character_id else None
     whispers = tuple(user.public_name for user in post.whisper_to.all()) if post.recipients == "whisper" else ()
     return (
@@ -48,6 +48,7 @@ def core_inputs(post: Post) -> tuple[object, ...]:
         post.edited_at,
         post.npc_name,
         post.author_id,
+        post.imported_author,
         author.public_name,
         author.username,
         _file_name(author.avatar),

@@ -11,7 +11,7 @@ def speaker_name(post: Post) -> str:
         return post.character.name
     if post.voice == Voice.NPC and post.npc_name:
         return post.npc_name
-    return post.author.public_name
+    return post.shown_author.public_name
 
 
 def quotable(post: Post) -> bool:

@@ -87,6 +87,14 @@ def members(campaign: Campaign) -> QuerySet[Membership]:
     return campaign.memberships.select_related("user").order_by("role", "joined_at", "id")
 
 
+def member(campaign: Campaign, user_id: int) -> Membership | None:
+    """One member by user id; None beyond any stored id too (SQLite cannot even bind an integer past 64 bits,
+    and a foreign key's lookup does not bound it the way a primary key's does)."""
+    if not 0 < user_id <= 2**63 - 1:
+        return None
+    return members(campaign).filter(user_id=user_id).first()
+
+
 def pending_join_requests(campaign: Campaign) -> QuerySet[JoinRequest]:
     return campaign.join_requests.filter(status=RequestStatus.PENDING).select_related("user")
 

@@ -24,6 +24,9 @@ class Character(StoredMarkdown):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT, related_name="characters"
     )
+    # Imported from an archive: the archive's handle of the player. Until that account here claims it, the
+    # character is held by the importing GM (``owner``), never given to a local account by name.
+    imported_owner = models.CharField(max_length=150, blank=True, default="", editable=False)
     is_npc = models.BooleanField(_("PNJ"), default=False)
     name = models.CharField(_("nombre"), max_length=80)
     status = models.CharField(

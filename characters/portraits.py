@@ -12,13 +12,15 @@ pointing at a missing file.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import io
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import Storage
-from django.core.files.uploadedfile import UploadedFile
+from django.core.files.uploadedfile import SimpleUploadedFile, UploadedFile
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -53,6 +55,22 @@ def reencode(upload: UploadedFile, field: str = "portrait") -> ContentFile:
     except (UnidentifiedImageError, OSError, Image.DecompressionBombError):
         raise ValidationError({field: _("No es una imagen válida (PNG, JPEG, GIF o WebP).")}) from None
     return ContentFile(out.getvalue())
+
+
+def reencode_data_uri(uri: str, field: str = "portrait") -> ContentFile:
+    """An image carried as a ``data:image/...;base64,`` URI (an imported archive's portrait), decoded and
+    re-encoded as an upload is: whatever the URI claims, only what Pillow decodes as an image is kept, as WebP.
+    Anything else is refused (ValidationError on ``field``), so no archive can place HTML or script in media."""
+    head, separator, payload = uri.partition(",")
+    if not separator or not head.startswith("data:image/") or not head.endswith(";base64"):
+        raise ValidationError({field: _("El retrato tiene que ser una imagen en una URI data: (base64).")})
+    if len(payload) > MAX_BYTES * 4 // 3 + 4:  # refused before decoding: base64 is 4/3 of the bytes
+        raise ValidationError({field: _("El retrato no puede pasar de 2 MB.")})
+    try:
+        content = base64.b64decode(payload, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValidationError({field: _("El retrato no es base64 válido.")}) from None
+    return reencode(SimpleUploadedFile("portrait", content), field)
 
 
 def delete_after_commit(storage: Storage, name: str) -> None:

@@ -18,6 +18,11 @@ or a whole campaign archive (its ``roll_chain`` and ``rolls``). For each link, i
 Canonical JSON: keys sorted, separators "," and ":", UTF-8 without escapes. It prints the first broken link
 and exits with status 1, or prints OK and exits with 0. Keep the ``head`` hash you verified: a later log must
 extend it, never replace it.
+
+An imported campaign's chain starts with links marked ``"imported": true``: the history of the archive it
+was imported from, rolled on another site. They verify only against themselves (anyone can recompute a chain
+over invented rolls), so the verifier reports them apart, with their head; the rolls made on this site follow,
+the first one's ``prev`` being that head, so a later rewrite of the imported history breaks them.
 """
 
 from __future__ import annotations
@@ -69,9 +74,13 @@ def verify(document: dict[str, Any]) -> tuple[int | None, str]:
         return 0, "this is neither a roll log nor a campaign archive"
     rolls = document.get("rolls") or []
     rolls_by_seq = {r["chain_seq"]: r for r in rolls if r.get("chain_seq")}
-    prev, opened = GENESIS, 0
+    prev, opened, imported, imported_head = GENESIS, 0, 0, GENESIS
     for index, entry in enumerate(entries):
         fault = check_link(entry, index + 1, prev, rolls_by_seq)
+        if not fault and entry.get("imported"):
+            if imported != index:
+                fault = "an imported link follows a link rolled here"
+            imported, imported_head = index + 1, str(entry["hash"])
         if fault:
             return index + 1, f"BROKEN at link {index + 1}: {fault}"
         opened += entry.get("content") is not None
@@ -80,7 +89,13 @@ def verify(document: dict[str, Any]) -> tuple[int | None, str]:
     for seq in sorted(rolls_by_seq):
         if seq not in chained:
             return seq, f"BROKEN at link {seq}: a roll names a link the chain does not have"
-    return None, f"OK: {len(entries)} links verified, {opened} opened and matched; head {prev}"
+    message = f"OK: {len(entries)} links verified, {opened} opened and matched; head {prev}"
+    if imported:
+        message += (
+            f"\n  links 1-{imported}: imported history, rolled on another site; they hold only against themselves"
+            f" (head {imported_head})\n  links {imported + 1}-{len(entries)}: rolled here, after that head"
+        )
+    return None, message
 
 
 def load(source: str) -> Any:

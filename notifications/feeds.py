@@ -43,7 +43,7 @@ class PublicCampaignFeed(Feed):
         return selectors.public_feed_posts(obj, FEED_LENGTH)
 
     def item_title(self, item: Post) -> str:
-        who = item.npc_name or (item.character.name if item.character else item.author.public_name)
+        who = item.npc_name or (item.character.name if item.character else item.shown_author.public_name)
         return _("%(author)s en «%(scene)s»") % {"author": who, "scene": item.scene.title}
 
     def item_description(self, item: Post) -> str:
@@ -59,7 +59,7 @@ class PublicCampaignFeed(Feed):
         return item.edited_at or item.created_at
 
     def item_author_name(self, item: Post) -> str:
-        return item.author.public_name
+        return item.shown_author.public_name
 
 
 class PrivateFeed(Feed):

@@ -23,7 +23,14 @@ from campaigns.models import Campaign
 from record.archive_schema import json_schema
 from record.export import Exporter, archive_chunks, batched
 from record.selectors import PARTS, VOICES, SearchCriteria, SearchPage, roll_log, roll_log_document, search_posts
-from record.services import ImportRefused, archive_campaign, import_campaign, read_upload, reopen_campaign
+from record.services import (
+    ImportRefused,
+    archive_campaign,
+    claim_imported_writing,
+    import_campaign,
+    read_upload,
+    reopen_campaign,
+)
 from record.streaming import streamed_download
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
 from tintero.api.views.base import ApiView, errors
@@ -53,7 +60,10 @@ class SearchHitOut(serializers.Serializer):
     campaign_title = serializers.CharField(source="post.scene.campaign.title")
     scene = serializers.IntegerField(source="post.scene_id")
     scene_title = serializers.CharField(source="post.scene.title")
-    author = UserBriefOut(source="post.author")
+    author = UserBriefOut(source="post.local_author", allow_null=True, help_text="Null for imported writing.")
+    imported_author = serializers.CharField(
+        source="post.imported_author", help_text="The archive's handle of imported writing not yet claimed; else empty."
+    )
     character = CharacterBriefOut(source="post.character", allow_null=True)
     voice = serializers.CharField(source="post.voice")
     created_at = serializers.DateTimeField(source="post.created_at")
@@ -177,14 +187,23 @@ class ArchiveSchemaView(ApiView):
 
 class ImportIn(serializers.Serializer):
     archive = serializers.FileField(help_text="A campaign archive (JSON) downloaded from a Tintero.")
+    invite = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        required=False,
+        max_length=500,
+        help_text="Handles of the archive's members to invite here, to their archived role (a GM as a player). "
+        "Nobody else is invited.",
+    )
 
 
 class ImportOut(serializers.Serializer):
     campaign = serializers.IntegerField(help_text="The new campaign; you are its GM.")
     url = serializers.CharField()
-    invited = serializers.ListField(child=serializers.CharField(), help_text="Handles found here, invited.")
-    missing = serializers.ListField(
-        child=serializers.CharField(), help_text="Handles not found here: their writing is attributed to you."
+    invited = serializers.ListField(child=serializers.CharField(), help_text="Handles you chose, found here, invited.")
+    missing = serializers.ListField(child=serializers.CharField(), help_text="Handles with no account here.")
+    imported_handles = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Handles whose writing shows as the archive's text until the account of that name claims it.",
     )
     counts = serializers.DictField(child=serializers.IntegerField())
     open_procedures = serializers.IntegerField()
@@ -196,15 +215,19 @@ class ImportView(ApiView):
 
     @extend_schema(
         summary="Import a campaign archive as a new campaign",
-        description="All or nothing. A malformed archive, one from a newer schema version, or one whose roll log "
-        "does not verify is refused with `error.code` `archive_refused` and `error.problems` listing every problem.",
+        description="All or nothing, at most ARCHIVE_IMPORT_MAX_BYTES (32 MB by default). Every part is validated "
+        "as a live write is (docs/record.md); a refusal answers `error.code` `archive_refused` and `error.problems`, "
+        "each naming the path of the bad part. Writing by others shows under the archive's handles, as text, until "
+        "the account of that name claims it (`POST /api/campaigns/{id}/claim-imported/`).",
         request={"multipart/form-data": ImportIn},
         responses={201: ImportOut, **errors(400, 401)},
     )
     def post(self, request: Request) -> Response:
         data = self.parse(ImportIn)
         try:
-            report = import_campaign(actor=cast(User, request.user), raw=read_upload(data["archive"]))
+            report = import_campaign(
+                actor=cast(User, request.user), raw=read_upload(data["archive"]), invite=data.get("invite", [])
+            )
         except ImportRefused as refused:
             body = {"code": "archive_refused", "message": refused.problems[0], "problems": refused.problems}
             return Response({"error": body}, status=400)
@@ -213,6 +236,7 @@ class ImportView(ApiView):
             "url": report.campaign.get_absolute_url(),
             "invited": report.invited,
             "missing": report.missing,
+            "imported_handles": report.imported_handles,
             "counts": report.counts,
             "open_procedures": report.open_procedures,
         }
@@ -268,3 +292,24 @@ class ReopenView(ApiView):
     def post(self, request: Request, campaign_id: int) -> Response:
         campaign, _viewer = campaign_selectors.campaign_for(request.user, campaign_id)
         return _archive_state(reopen_campaign(actor=cast(User, request.user), campaign=campaign))
+
+
+class ClaimedOut(serializers.Serializer):
+    posts = serializers.IntegerField(help_text="Posts under your handle that now show under your account.")
+    characters = serializers.IntegerField(help_text="Characters you played, now yours (players of the campaign).")
+
+
+class ClaimImportedView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Claim your imported writing",
+        description="In an imported campaign, confirm that the posts under your own handle are yours: they show "
+        "under your account from now on, and search finds them under your name. Rolls stay the archive's history.",
+        request=None,
+        responses={200: ClaimedOut, **errors(401, 403, 404)},
+    )
+    def post(self, request: Request, campaign_id: int) -> Response:
+        campaign, _viewer = campaign_selectors.campaign_for(request.user, campaign_id)
+        claimed = claim_imported_writing(actor=cast(User, request.user), campaign=campaign)
+        return Response(ClaimedOut({"posts": claimed.posts, "characters": claimed.characters}).data)

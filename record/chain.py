@@ -82,7 +82,7 @@ def roll_facts(roll: Roll) -> dict[str, Any]:
         "request": roll.request,
         "result": roll.result,
         "gm_only": roll.gm_only,
-        "roller": roll.roller.username,
+        "roller": roll.imported_roller or roll.roller.username,  # an imported roll's chain covers its handle
         "chain_seq": link.seq if link is not None else None,
     }
 
@@ -91,7 +91,15 @@ def stored_chain(campaign: Campaign) -> tuple[list[dict[str, Any]], list[dict[st
     """Every link (all open) and every roll of a campaign as stored: what the verifier checks for a GM."""
     links = RollLink.objects.filter(campaign=campaign).order_by("seq")
     entries = [
-        {"seq": x.seq, "prev": x.prev, "commitment": x.commitment, "hash": x.hash, "salt": x.salt, "content": x.content}
+        {
+            "seq": x.seq,
+            "prev": x.prev,
+            "commitment": x.commitment,
+            "hash": x.hash,
+            "salt": x.salt,
+            "content": x.content,
+            "imported": x.imported,
+        }
         for x in links
     ]
     rolls = Roll.objects.filter(campaign=campaign).select_related("roller", "chain_link").order_by("id")

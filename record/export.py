@@ -122,7 +122,7 @@ class Exporter:
         private = policy.may_see_private_parts(self.viewer, character, self.campaign.sheets_open)
         return {
             "id": character.pk,
-            "owner": _handle(character.owner),
+            "owner": character.imported_owner or _handle(character.owner),
             "is_npc": character.is_npc,
             "name": character.name,
             "status": character.status,
@@ -150,7 +150,7 @@ class Exporter:
             "id": post.pk,
             "scene": post.scene_id,
             "kind": post.kind,
-            "author": post.author.username,
+            "author": post.imported_author or post.author.username,
             "voice": post.voice,
             "character": post.character_id,
             "npc_name": post.npc_name,
@@ -199,7 +199,7 @@ class Exporter:
             "scene": roll.scene_id,
             "post": roll.post_id,
             "procedure": roll.flow_id,
-            "roller": roll.roller.username,
+            "roller": roll.imported_roller or roll.roller.username,
             "character": roll.character_id,
             "ruleset": roll.ruleset,
             "kind": roll.kind,

@@ -77,6 +77,19 @@ class ImportForm(forms.Form):
         label=_("Archivo de partida (JSON)"),
         help_text=_("Un archivo descargado de Tintero con «Descargar la partida». Serás su máster."),
     )
+    invite = forms.CharField(
+        label=_("Invitar a"),
+        required=False,
+        max_length=5000,
+        help_text=_(
+            "Nombres de usuario de miembros del archivo, separados por espacios o comas: se les invita con su papel "
+            "(nunca como máster). A nadie más se le invita."
+        ),
+    )
+
+    def clean_invite(self) -> list[str]:
+        text = self.cleaned_data.get("invite") or ""
+        return sorted({handle.lstrip("@") for handle in text.replace(",", " ").split() if handle.lstrip("@")})
 
 
 class ArchiveForm(forms.Form):

@@ -13,6 +13,9 @@ class RollChain(models.Model):
     campaign = models.OneToOneField("campaigns.Campaign", on_delete=models.CASCADE, primary_key=True, related_name="+")
     length = models.PositiveIntegerField(default=0)
     head = models.CharField(max_length=64)
+    # An imported campaign: its first links are the archive's history (another site's rolls, which this one
+    # vouches for only as consistent with themselves); rolls made here follow, the first linked to their head.
+    imported_length = models.PositiveIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"chain of {self.campaign_id}: {self.length}"
@@ -30,6 +33,7 @@ class RollLink(models.Model):
     content = models.JSONField(null=True)  # null: imported from an archive whose exporter could not open it
     commitment = models.CharField(max_length=64)
     hash = models.CharField(max_length=64)
+    imported = models.BooleanField(default=False)  # the archive's history, not rolled here (see RollChain)
 
     class Meta:
         ordering = ["campaign", "seq"]

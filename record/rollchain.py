@@ -10,6 +10,11 @@ Each entry of a campaign's chain holds:
 - ``prev``: the previous entry's ``hash`` (64 zeros for the first);
 - ``hash`` = sha256(canonical({"seq", "prev", "commitment"})).
 Changing any roll's content, or the order of entries, breaks every hash from that link on.
+
+An imported campaign starts with the archive's links, marked ``imported``: another site's history, which
+verifies only against itself (anyone can recompute a chain over invented rolls), so it is reported apart.
+Rolls made here follow, the first one's ``prev`` being the imported head: rewriting the imported history
+afterwards breaks the chain rolled here.
 """
 
 from __future__ import annotations
@@ -42,17 +47,32 @@ ROLL_FACTS = ("ruleset", "kind", "label", "request", "result", "gm_only", "rolle
 class Verdict:
     """The outcome of a verification: ``broken_at`` is the first bad link's ``seq`` (None when all hold)."""
 
-    def __init__(self, checked: int, opened: int, broken_at: int | None = None, reason: str = "") -> None:
+    def __init__(
+        self,
+        checked: int,
+        opened: int,
+        broken_at: int | None = None,
+        reason: str = "",
+        imported: int = 0,
+        imported_head: str = GENESIS,
+    ) -> None:
         self.checked, self.opened, self.broken_at, self.reason = checked, opened, broken_at, reason
+        self.imported, self.imported_head = imported, imported_head
 
     @property
     def ok(self) -> bool:
         return self.broken_at is None
 
     def __str__(self) -> str:
-        if self.ok:
-            return f"OK: {self.checked} links verified, {self.opened} opened and matched"
-        return f"BROKEN at link {self.broken_at}: {self.reason}"
+        if not self.ok:
+            return f"BROKEN at link {self.broken_at}: {self.reason}"
+        verdict = f"OK: {self.checked} links verified, {self.opened} opened and matched"
+        if self.imported:
+            verdict += (
+                f"; links 1-{self.imported} are imported history (another site's rolls, consistent only with "
+                f"themselves), head {self.imported_head}; {self.checked - self.imported} rolled here after it"
+            )
+        return verdict
 
 
 def _entry_fault(entry: dict[str, Any], seq: int, prev: str, rolls_by_seq: dict[int, dict[str, Any]]) -> str:
@@ -79,10 +99,14 @@ def verify(entries: Sequence[dict[str, Any]], rolls: Sequence[dict[str, Any]] = 
     """Recompute a chain in the order given and check each roll of ``rolls`` (archive rolls, each with its
     ``chain_seq``) against its link. Stops at the first broken link."""
     rolls_by_seq = {roll["chain_seq"]: roll for roll in rolls if roll.get("chain_seq")}
-    prev, opened = GENESIS, 0
+    prev, opened, imported, imported_head = GENESIS, 0, 0, GENESIS
     for index, entry in enumerate(entries):
         seq = index + 1
         fault = _entry_fault(entry, seq, prev, rolls_by_seq)
+        if not fault and entry.get("imported"):
+            if imported != index:
+                fault = "an imported link follows a link rolled here"
+            imported, imported_head = seq, str(entry["hash"])
         if fault:
             return Verdict(index, opened, seq, fault)
         opened += entry.get("content") is not None
@@ -91,4 +115,4 @@ def verify(entries: Sequence[dict[str, Any]], rolls: Sequence[dict[str, Any]] = 
     for seq in sorted(rolls_by_seq):
         if seq not in chained:
             return Verdict(len(entries), opened, seq, "a roll names a link the chain does not have")
-    return Verdict(len(entries), opened)
+    return Verdict(len(entries), opened, imported=imported, imported_head=imported_head)

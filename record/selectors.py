@@ -106,7 +106,8 @@ def _filtered(posts: QuerySet[Post], criteria: SearchCriteria, roles: dict[int, 
     if criteria.scene_id is not None:
         posts = posts.filter(scene_id=criteria.scene_id)
     if criteria.author:
-        posts = posts.filter(author__username__iexact=criteria.author.strip().lstrip("@"))
+        # Imported writing nobody here has claimed is under no local name (it shows the archive's handle).
+        posts = posts.filter(author__username__iexact=criteria.author.strip().lstrip("@"), imported_author="")
     if criteria.character_id is not None:
         posts = posts.filter(character_id=criteria.character_id)
     if criteria.voice == "ooc":
@@ -229,11 +230,14 @@ class LinkView:
     salt: str | None
     content: dict[str, Any] | None
     roll: Roll | None
+    imported: bool = False
 
     def as_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {"seq": self.seq, "prev": self.prev, "commitment": self.commitment, "hash": self.hash}
         if self.content is not None:
             entry["salt"], entry["content"] = self.salt, self.content
+        if self.imported:
+            entry["imported"] = True
         return entry
 
 
@@ -273,6 +277,7 @@ def roll_log(viewer: Viewer, campaign: Campaign) -> list[LinkView]:
                 link.salt if shown else None,
                 link.content if shown else None,
                 link.roll if shown else None,
+                link.imported,
             )
         )
     return views
@@ -287,4 +292,13 @@ def roll_log_document(campaign: Campaign, links: list[LinkView]) -> dict[str, An
         "length": len(links),
         "head": links[-1].hash if links else GENESIS,
         "links": [link.as_json() for link in links],
+        **_imported_part(links),
     }
+
+
+def _imported_part(links: list[LinkView]) -> dict[str, Any]:
+    """An imported campaign's log says where the archive's history ends and rolls made here begin."""
+    imported = [link for link in links if link.imported]
+    if not imported:
+        return {}
+    return {"imported": {"length": len(imported), "head": imported[-1].hash}}

@@ -7,21 +7,19 @@ nothing.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import mimetypes
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.core.exceptions import PermissionDenied
-from django.core.files.base import ContentFile
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
-from pydantic import ValidationError as PydanticValidationError
 
 from accounts.models import User
 from campaigns import policy
@@ -31,7 +29,6 @@ from campaigns.models import (
     Campaign,
     CampaignStatus,
     Invitation,
-    Language,
     Membership,
     Post,
     PostRevision,
@@ -42,88 +39,36 @@ from campaigns.models import (
 from campaigns.stored_markdown import render_field
 from characters.models import CampaignRulesState, Character, LedgerEntry
 from record import archive_schema as schema
+from record.archive_validation import CheckedArchive, ImportRefused, check_archive
 from record.models import RollChain, RollLink
 from record.post_index import index_post
-from record.rollchain import GENESIS, verify
+from record.rollchain import GENESIS
 from rolls.models import Flow, FlowLine, FlowStep, Roll, RollFollowUp, RollReveal
-from rulesets.registry import ruleset_choices
-
-MAX_PROBLEMS = 20
-
-
-class ImportRefused(Exception):
-    """The archive cannot be imported; ``problems`` says why, in words (nothing was written)."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = problems
 
 
 @dataclass
 class ImportReport:
     campaign: Campaign
-    invited: list[str] = field(default_factory=list)  # handles found here: invited to their archived role
-    missing: list[str] = field(default_factory=list)  # handles not found: their writing is attributed to you
+    invited: list[str] = field(default_factory=list)  # handles the importing GM chose, found here: invited
+    missing: list[str] = field(default_factory=list)  # handles with no account here
+    # Handles whose writing is shown as the archive's text until the account of that name here claims it.
+    imported_handles: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     open_procedures: int = 0
 
 
-def parse_archive(raw: bytes | str) -> schema.CampaignArchive:
-    """The archive, validated; ``ImportRefused`` with every problem otherwise."""
+@contextmanager
+def _as_part(where: str) -> Iterator[None]:
+    """A live write's refusal of one part (its markdown, a model's own check) as the import's, with its path."""
     try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ImportRefused([_("El archivo no es JSON válido: %(error)s.") % {"error": exc}]) from None
-    if not isinstance(data, dict) or data.get("format") != schema.FORMAT:
-        raise ImportRefused([_("El archivo no es un archivo de partida de Tintero.")])
-    version = data.get("schema_version")
-    if isinstance(version, int) and version > schema.SCHEMA_VERSION:
-        message = _("El archivo usa la versión %(version)s del formato; este Tintero lee hasta la %(known)s.")
-        raise ImportRefused([message % {"version": version, "known": schema.SCHEMA_VERSION}])
-    try:
-        archive = schema.CampaignArchive.model_validate(data)
-    except PydanticValidationError as exc:
-        problems = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors()]
-        raise ImportRefused(problems[:MAX_PROBLEMS]) from None
-    _check_consistency(archive)
-    return archive
+        yield
+    except ValidationError as refused:
+        raise ImportRefused([f"{where}: {message}" for message in refused.messages]) from None
 
 
-def _dangling(kind: str, ref: object, where: str) -> str:
-    what = {
-        "scene": _("la escena %(ref)s"),
-        "post": _("el mensaje %(ref)s"),
-        "procedure": _("el procedimiento %(ref)s"),
-    }[kind] % {"ref": ref}
-    return _("%(where)s nombra %(what)s, que no está en el archivo.") % {"where": where, "what": what}
-
-
-def _check_consistency(archive: schema.CampaignArchive) -> None:
-    problems: list[str] = []
-    if archive.campaign.ruleset not in {key for key, _label in ruleset_choices()}:
-        problems.append(_("El sistema de juego «%(key)s» no existe aquí.") % {"key": archive.campaign.ruleset})
-    if archive.campaign.language not in Language.values or archive.campaign.status not in CampaignStatus.values:
-        problems.append(_("El idioma o el estado de la partida no son válidos."))
-    scenes = {s.id for s in archive.scenes}
-    posts = {p.id for p in archive.posts}
-    flows = {f.id for f in archive.procedures}
-    problems += [_dangling("scene", p.scene, f"posts[{p.id}]") for p in archive.posts if p.scene not in scenes]
-    problems += [_dangling("scene", r.scene, f"rolls[{r.id}]") for r in archive.rolls if r.scene not in scenes]
-    problems += [_dangling("post", r.post, f"rolls[{r.id}]") for r in archive.rolls if r.post and r.post not in posts]
-    problems += [
-        _dangling("procedure", r.procedure, f"rolls[{r.id}]")
-        for r in archive.rolls
-        if r.procedure and r.procedure not in flows
-    ]
-    problems += [
-        _dangling("scene", f.scene, f"procedures[{f.id}]") for f in archive.procedures if f.scene not in scenes
-    ]
-    verdict = verify([link.model_dump() for link in archive.roll_chain], [r.model_dump() for r in archive.rolls])
-    if not verdict.ok:
-        message = _("El registro de tiradas no se verifica: se rompe en el eslabón %(seq)s (%(reason)s).")
-        problems.append(message % {"seq": verdict.broken_at, "reason": verdict.reason})
-    if problems:
-        raise ImportRefused(problems[:MAX_PROBLEMS])
+def _rendered(where: str, source: str) -> str:
+    with _as_part(where):
+        return render_field(where.rsplit(".", 1)[-1], source) if source else ""
 
 
 def _time(value: str | None) -> datetime | None:
@@ -133,12 +78,21 @@ def _time(value: str | None) -> datetime | None:
 class _Importer:
     """One archive into one new campaign: ids of the archive -> rows created here."""
 
-    def __init__(self, actor: User, archive: schema.CampaignArchive) -> None:
+    def __init__(self, actor: User, checked: CheckedArchive, invite: Collection[str]) -> None:
         self.actor = actor
-        self.archive = archive
+        self.archive = archive = checked.archive
+        self.sheets = checked.sheets
+        self.portraits = checked.portraits
+        self.files: list[str] = []  # written to storage before the transaction: removed if it rolls back
         handles = _handles(archive)
-        self.users = {u.username: u for u in User.objects.filter(username__in=handles)}
-        self.missing = sorted(handles - set(self.users))
+        found = set(User.objects.filter(username__in=handles).values_list("username", flat=True))
+        self.missing = sorted(handles - found)
+        self.imported_handles = sorted(handles - {actor.username})
+        # Only the accounts the GM chose to invite (and the GM) enter access lists (readers, writers, whispers);
+        # none is made the author of anything by its handle.
+        chosen = set(invite) - {actor.username}
+        self.invitees = {u.username: u for u in User.objects.filter(username__in=chosen)}
+        self.users = {**self.invitees, actor.username: actor}
         self.scenes: dict[int, Scene] = {}
         self.characters: dict[int, Character] = {}
         self.posts: dict[int, Post] = {}
@@ -146,26 +100,32 @@ class _Importer:
         self.rolls: dict[int, Roll] = {}
 
     def user(self, handle: str | None) -> User:
-        """The user of a handle here; writing by someone not found is attributed to the importing GM."""
-        return self.users.get(handle or "", self.actor)
+        """Who answers here for what a handle did (edited, revealed, took a step): the importing GM. A handle
+        is a stranger's word, so no local account is made to have done anything by it."""
+        return self.actor
+
+    def imported(self, handle: str) -> str:
+        """The archive's handle to keep as text, or "" when it is the importing GM's own name."""
+        return "" if handle == self.actor.username else handle
 
     def campaign(self) -> Campaign:
         c = self.archive.campaign
-        campaign = Campaign.objects.create(
-            title=c.title,
-            introduction=c.introduction,
-            synopsis=c.synopsis,
-            gm_notes=c.gm_notes or "",
-            ruleset=c.ruleset,
-            language=c.language,
-            visibility=c.visibility,
-            status=c.status,
-            rules_settings=c.rules_settings,
-            sheets_open=c.sheets_open,
-            created_by=self.actor,
-            archived_at=timezone.now() if c.archived else None,
-            whispers_revealed=c.whispers_revealed,
-        )
+        with _as_part("campaign"):
+            campaign = Campaign.objects.create(
+                title=c.title,
+                introduction=c.introduction,
+                synopsis=c.synopsis,
+                gm_notes=c.gm_notes or "",
+                ruleset=c.ruleset,
+                language=c.language,
+                visibility=c.visibility,
+                status=c.status,
+                rules_settings=c.rules_settings,
+                sheets_open=c.sheets_open,
+                created_by=self.actor,
+                archived_at=timezone.now() if c.archived else None,
+                whispers_revealed=c.whispers_revealed,
+            )
         Membership.objects.create(campaign=campaign, user=self.actor, role=Role.GM)
         if c.rules_state is not None:
             CampaignRulesState.objects.create(campaign=campaign, state=c.rules_state)
@@ -173,55 +133,61 @@ class _Importer:
         return campaign
 
     def invite_members(self) -> list[str]:
+        """Invitations only to the members the GM chose, and never as GM: an archive names no one's role here."""
         invited = []
         for member in self.archive.members:
-            user = self.users.get(member.handle)
-            if user is None or user.pk == self.actor.pk:
+            user = self.invitees.get(member.handle)
+            if user is None:
                 continue
-            Invitation.objects.create(campaign=self.target, user=user, role=member.role, invited_by=self.actor)
+            role = Role.PLAYER if member.role == "gm" else member.role
+            Invitation.objects.create(campaign=self.target, user=user, role=role, invited_by=self.actor)
             invited.append(member.handle)
         return invited
 
     def scenes_and_aspects(self) -> None:
-        for s in self.archive.scenes:
-            scene = Scene.objects.create(
-                campaign=self.target,
-                title=s.title,
-                description=s.description,
-                position=s.position,
-                status=s.status,
-                is_offtopic=s.is_offtopic,
-                access=s.access,
-            )
+        for index, s in enumerate(self.archive.scenes):
+            with _as_part(f"scenes.{index}"):
+                scene = Scene.objects.create(
+                    campaign=self.target,
+                    title=s.title,
+                    description=s.description,
+                    position=s.position,
+                    status=s.status,
+                    is_offtopic=s.is_offtopic,
+                    access=s.access,
+                )
             scene.readers.set([self.users[h] for h in s.readers if h in self.users])
             scene.writers.set([self.users[h] for h in s.writers if h in self.users])
             SceneAspect.objects.bulk_create(SceneAspect(scene=scene, **aspect.model_dump()) for aspect in s.aspects)
             self.scenes[s.id] = scene
 
     def characters_(self) -> None:
-        for c in self.archive.characters:
+        for index, c in enumerate(self.archive.characters):
             character = Character(
                 campaign=self.target,
-                owner=self.users.get(c.owner) if c.owner else None,
+                owner=self.actor if c.owner else None,
+                imported_owner=self.imported(c.owner) if c.owner else "",
                 is_npc=c.is_npc,
                 name=c.name,
                 status=c.status,
                 description=c.description,
                 history=c.history,
-                sheet=c.sheet or {},
+                sheet=self.sheets.get(c.id, {}),
                 equipment=c.equipment or "",
                 notes=c.notes or "",
             )
-            portrait = _portrait_file(c.portrait)
+            portrait = self.portraits.get(c.id)
             if portrait is not None:
-                character.portrait.save(portrait.name or "portrait", portrait, save=False)
-            character.save()
+                character.portrait.save("portrait.webp", portrait, save=False)
+                self.files.append(str(character.portrait.name))
+            with _as_part(f"characters.{index}"):
+                character.save()
             self.characters[c.id] = character
 
     def posts_(self) -> None:
         times: list[Post] = []
         positions: dict[int, int] = {}  # scene -> last thread position (as write_post numbers them)
-        for p in self.archive.posts:
+        for index, p in enumerate(self.archive.posts):
             public = p.recipients == "all"
             positions[p.scene] = positions.get(p.scene, 0) + (1 if public else 0)
             whispered = sorted(self.users[h].pk for h in p.whisper_to if h in self.users)
@@ -231,19 +197,20 @@ class _Importer:
                 revision_count=len(p.revisions),
                 scene=self.scenes[p.scene],
                 kind=p.kind,
-                author=self.user(p.author),
+                author=self.actor,
+                imported_author=self.imported(p.author),
                 voice=p.voice,
                 character=self.characters.get(p.character) if p.character else None,
                 npc_name=p.npc_name,
                 body_source=p.body,
-                body_html=render_field("body", p.body) if p.body else "",
+                body_html=_rendered(f"posts.{index}.body", p.body),
                 notes_source=p.notes,
-                notes_html=render_field("notes", p.notes) if p.notes else "",
+                notes_html=_rendered(f"posts.{index}.notes", p.notes),
                 renderer_version=RENDERER_VERSION,
                 recipients=p.recipients,
                 edited_at=_time(p.edited_at),
                 deleted_at=_time(p.deleted_at),
-                deleted_by=self.users.get(p.deleted_by) if p.deleted_by else None,
+                deleted_by=self.actor if p.deleted_by else None,
             )
             post.whisper_to.set(whispered)
             PostRevision.objects.bulk_create(
@@ -269,7 +236,7 @@ class _Importer:
                 state=f.state,
                 secret_state=f.secret_state or {},
                 status=f.status,
-                waiting_for=f.waiting_for,
+                waiting_for=f.waiting_for.model_dump() if f.waiting_for.steps else {},
                 opened_by=self.user(f.opened_by),
                 record=self.posts.get(f.record) if f.record else None,
                 settled_at=_time(f.settled_at),
@@ -288,7 +255,8 @@ class _Importer:
                 scene=self.scenes[r.scene],
                 post=self.posts.get(r.post) if r.post else None,
                 flow=self.flows.get(r.procedure) if r.procedure else None,
-                roller=self.user(r.roller),
+                roller=self.actor,
+                imported_roller=self.imported(r.roller),
                 character=self.characters.get(r.character) if r.character else None,
                 ruleset=r.ruleset,
                 kind=r.kind,
@@ -319,7 +287,8 @@ class _Importer:
             self.rolls[r.id] = roll
 
     def roll_chain(self) -> None:
-        """The links as they were (they are the evidence); each joined to the roll imported for it."""
+        """The links as they were, marked as the archive's own history (verified only against itself: anyone
+        can recompute a chain), each joined to the roll imported for it."""
         by_seq = {r.chain_seq: self.rolls[r.id] for r in self.archive.rolls if r.chain_seq}
         links = self.archive.roll_chain
         RollLink.objects.bulk_create(
@@ -332,10 +301,13 @@ class _Importer:
                 content=link.content,
                 commitment=link.commitment,
                 hash=link.hash,
+                imported=True,
             )
             for link in links
         )
-        RollChain.objects.create(campaign=self.target, length=len(links), head=links[-1].hash if links else GENESIS)
+        # Rolls made here go on from the imported head: the first one's link commits to it (record.chain).
+        head = links[-1].hash if links else GENESIS
+        RollChain.objects.create(campaign=self.target, length=len(links), head=head, imported_length=len(links))
 
     def ledger(self) -> None:
         LedgerEntry.objects.bulk_create(
@@ -363,52 +335,91 @@ def _handles(archive: schema.CampaignArchive) -> set[str]:
     return handles
 
 
-def _portrait_file(uri: str | None) -> ContentFile[bytes] | None:
-    if not uri or not uri.startswith("data:") or ";base64," not in uri:
-        return None
-    kind, payload = uri[5:].split(";base64,", 1)
-    try:
-        content = base64.b64decode(payload, validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    return ContentFile(content, name=f"portrait{mimetypes.guess_extension(kind) or '.img'}")
+def import_campaign(*, actor: User, raw: bytes | str, invite: Collection[str] = ()) -> ImportReport:
+    """A new campaign from an archive, with ``actor`` as its GM.
 
-
-def import_campaign(*, actor: User, raw: bytes | str) -> ImportReport:
-    """A new campaign from an archive, with ``actor`` as its GM. Members found here by handle are invited to
-    their archived role; writing by handles not found is attributed to ``actor`` (the report lists them)."""
+    An archive is a stranger's writing: what others wrote and rolled is shown under the archive's handles, as
+    text, until the account of that name here claims it (:func:`claim_imported_writing`); only ``actor``'s
+    own handle is theirs at once. Only the archive's members named in ``invite`` are invited, to their
+    archived role but never as GM."""
     if not actor.is_authenticated:
         raise ImportRefused([_("Tienes que iniciar sesión para importar una partida.")])
-    archive = parse_archive(raw)
-    importer = _Importer(actor, archive)
-    with transaction.atomic():
-        campaign = importer.campaign()
-        invited = importer.invite_members()
-        importer.scenes_and_aspects()
-        importer.characters_()
-        importer.posts_()
-        still_open = importer.procedures()
-        importer.rolls_()
-        importer.roll_chain()
-        importer.ledger()
+    checked = check_archive(raw)
+    members = {m.handle for m in checked.archive.members}
+    strangers = sorted(set(invite) - members)
+    if strangers:
+        message = _("invite: %(handles)s no son miembros de la partida del archivo.")
+        raise ImportRefused([message % {"handles": ", ".join(strangers)}])
+    importer = _Importer(actor, checked, invite)
+    try:
+        with transaction.atomic():
+            campaign = importer.campaign()
+            invited = importer.invite_members()
+            importer.scenes_and_aspects()
+            importer.characters_()
+            importer.posts_()
+            still_open = importer.procedures()
+            importer.rolls_()
+            importer.roll_chain()
+            importer.ledger()
+    except BaseException:
+        for name in importer.files:  # nothing of a refused archive stays, on disk either
+            default_storage.delete(name)
+        raise
     counts = {
         "scenes": len(importer.scenes),
         "characters": len(importer.characters),
         "posts": len(importer.posts),
         "rolls": len(importer.rolls),
     }
-    return ImportReport(campaign, invited, importer.missing, counts, still_open)
-
-
-MAX_ARCHIVE_BYTES = 200 * 1024 * 1024
+    return ImportReport(campaign, invited, importer.missing, importer.imported_handles, counts, still_open)
 
 
 def read_upload(upload: UploadedFile) -> bytes:
-    """An uploaded archive's bytes; a file larger than the limit is refused before it is read."""
-    if (upload.size or 0) > MAX_ARCHIVE_BYTES:
-        message = _("El archivo es demasiado grande (como mucho %(mb)d MB).")
-        raise ImportRefused([message % {"mb": MAX_ARCHIVE_BYTES // (1024 * 1024)}])
+    """An uploaded archive's bytes; a file over ARCHIVE_IMPORT_MAX_BYTES is refused before it is read."""
+    limit = int(settings.ARCHIVE_IMPORT_MAX_BYTES)
+    if (upload.size or 0) > limit:
+        message = _("El archivo es demasiado grande: como mucho %(mb)s MB (%(bytes)d bytes).")
+        raise ImportRefused([message % {"mb": f"{limit / (1024 * 1024):g}", "bytes": limit}])
     return bytes(upload.read())
+
+
+# --- Claiming imported writing ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claimed:
+    posts: int
+    characters: int
+
+
+def imported_writing(user: User, campaign: Campaign) -> Claimed:
+    """What of an imported campaign bears ``user``'s handle and is not theirs yet (what they may claim)."""
+    if not user.is_authenticated:
+        return Claimed(0, 0)
+    posts = Post.objects.filter(scene__campaign=campaign, imported_author=user.username).count()
+    characters = Character.objects.filter(campaign=campaign, imported_owner=user.username).count()
+    return Claimed(posts, characters)
+
+
+@transaction.atomic
+def claim_imported_writing(*, actor: User, campaign: Campaign) -> Claimed:
+    """The account named by an imported handle confirms that writing is its own: the posts under that handle
+    show under the account from now on (and search finds them under its name), and so do the characters it
+    played, once it is a player here. Rolls stay the archive's history under the handle its chain covers."""
+    if not policy.may_claim_imported_writing(policy.viewer_for(actor, campaign)):
+        raise PermissionDenied(_("No puedes reclamar lo escrito en esta partida."))
+    posts = Post.objects.filter(scene__campaign=campaign, imported_author=actor.username)
+    claimed_posts = posts.update(author=actor, imported_author="")
+    claimed_characters = 0
+    if Membership.objects.filter(campaign=campaign, user=actor, role=Role.PLAYER).exists():
+        characters = Character.objects.filter(campaign=campaign, imported_owner=actor.username)
+        claimed_characters = characters.update(owner=actor, imported_owner="")
+    if claimed_posts or claimed_characters:
+        # Every open page re-reads the campaign: kept thread pages are keyed by its events.
+        data = {"fields": ["authors"], "visibility": campaign.visibility}
+        publish(Event(EventType.CAMPAIGN_CHANGED, campaign.pk, data), Audience(public=True))
+    return Claimed(claimed_posts, claimed_characters)
 
 
 # --- Archiving (ending) a campaign ------------------------------------------------------------------------

@@ -12,6 +12,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:pk>/exportar/libro.epub", views.export_epub, name="export_epub"),
     path("archivo/esquema-v1.json", views.archive_schema, name="archive_schema"),
     path("partidas/importar/", views.import_page, name="import"),
+    path("mensajes/<int:post_id>/reclamar/", views.claim, name="claim"),
     path("campaigns/<int:pk>/terminar/", views.archive, name="archive"),
     path("campaigns/<int:pk>/reabrir/", views.reopen, name="reopen"),
 ]

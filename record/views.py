@@ -22,9 +22,16 @@ from record.archive_schema import json_schema
 from record.book import epub_book, html_book
 from record.export import Exporter, archive_chunks, batched
 from record.forms import ArchiveForm, ImportForm, SearchForm
-from record.rollchain import GENESIS
 from record.selectors import LinkView, roll_log_document, search_choices, search_posts
-from record.services import ImportRefused, archive_campaign, import_campaign, read_upload, reopen_campaign
+from record.services import (
+    ImportRefused,
+    archive_campaign,
+    claim_imported_writing,
+    import_campaign,
+    imported_writing,
+    read_upload,
+    reopen_campaign,
+)
 from record.streaming import streamed_download
 
 
@@ -72,7 +79,8 @@ def roll_log(request: HttpRequest, pk: int) -> HttpResponse:
         return _roll_log_json(campaign, links)
     language = get_language() or "es"
     rows = [(link, _roll_summary(link, language)) for link in links]
-    context = {"campaign": campaign, "rows": rows, "head": links[-1].hash if links else GENESIS}
+    document = roll_log_document(campaign, links)
+    context = {"campaign": campaign, "rows": rows, "head": document["head"], "imported": document.get("imported")}
     return render(request, "record/roll_log.html", context)
 
 
@@ -135,7 +143,11 @@ def import_page(request: HttpRequest) -> HttpResponse:
     problems: list[str] = []
     if request.method == "POST" and form.is_valid():
         try:
-            report = import_campaign(actor=user_of(request), raw=read_upload(form.cleaned_data["archive"]))
+            report = import_campaign(
+                actor=user_of(request),
+                raw=read_upload(form.cleaned_data["archive"]),
+                invite=form.cleaned_data["invite"],
+            )
         except ImportRefused as refused:
             problems = refused.problems
         else:
@@ -170,3 +182,20 @@ def reopen(request: HttpRequest, pk: int) -> HttpResponse:
     reopen_campaign(actor=user_of(request), campaign=campaign)
     messages.success(request, _("La partida vuelve a estar en juego."))
     return redirect(campaign)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def claim(request: HttpRequest, post_id: int) -> HttpResponse:
+    """The account an imported post names confirms it wrote it: every post of that campaign under its handle
+    (and the characters it played, once a player here) show under the account from then on."""
+    post, scene, _viewer = campaign_selectors.post_for(request.user, min(post_id, 2**63 - 1))
+    campaign = scene.campaign
+    user = user_of(request)
+    if request.method == "POST":
+        claimed = claim_imported_writing(actor=user, campaign=campaign)
+        message = _("Ahora son tuyos %(posts)d mensajes y %(characters)d personajes.")
+        messages.success(request, message % {"posts": claimed.posts, "characters": claimed.characters})
+        return redirect(campaign)
+    context = {"campaign": campaign, "post": post, "mine": imported_writing(user, campaign)}
+    return render(request, "record/claim.html", context)

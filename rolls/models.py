@@ -8,12 +8,15 @@ holding the pure state machine's state; each step is a :class:`FlowStep`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 
 class ImmutableRecord(models.Model):
@@ -123,6 +126,9 @@ class Roll(ImmutableRecord):
     post = models.ForeignKey("campaigns.Post", null=True, blank=True, on_delete=models.PROTECT, related_name="rolls")
     flow = models.ForeignKey(Flow, null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls")
     roller = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # Imported from an archive: the archive's handle of who rolled (what its roll chain covers), kept as the
+    # archive's history for good; ``roller`` then holds the importing GM.
+    imported_roller = models.CharField(max_length=150, blank=True, default="", editable=False)
     character = models.ForeignKey(
         "characters.Character", null=True, blank=True, on_delete=models.SET_NULL, related_name="rolls"
     )
@@ -144,6 +150,11 @@ class Roll(ImmutableRecord):
 
     def __str__(self) -> str:
         return f"{self.ruleset}:{self.kind} #{self.pk}"
+
+    @property
+    def local_roller(self) -> User | None:
+        """The account here that rolled; None for an imported roll (its roller is the archive's handle)."""
+        return None if self.imported_roller else self.roller
 
 
 class RollReveal(ImmutableRecord):

@@ -95,7 +95,10 @@ class RollOut(serializers.Serializer):
     post = serializers.IntegerField(source="roll.post_id", allow_null=True)
     scene = serializers.IntegerField(source="roll.scene_id")
     flow = serializers.IntegerField(source="roll.flow_id", allow_null=True)
-    roller = UserBriefOut(source="roll.roller")
+    roller = UserBriefOut(source="roll.local_roller", allow_null=True, help_text="Null for an imported roll.")
+    imported_roller = serializers.CharField(
+        source="roll.imported_roller", help_text="An imported roll: the archive's handle of who rolled; else empty."
+    )
     character = CharacterBriefOut(source="roll.character", allow_null=True)
     ruleset = serializers.CharField(source="roll.ruleset")
     kind = serializers.CharField(source="roll.kind")

@@ -372,6 +372,9 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 5 * 1024 * 1024)
+# The one limit of an imported campaign archive (page and API alike): the upload is spooled to a temporary
+# file, then decoded whole, so the import holds several times this in memory (README: "Import").
+ARCHIVE_IMPORT_MAX_BYTES = env_int("ARCHIVE_IMPORT_MAX_BYTES", 32 * 1024 * 1024)
 
 # One line per request: Django's default config gives the "django" logger its own console handler and
 # lets it propagate to the root one as well, so every line printed twice. The access line (daphne's

@@ -1,10 +1,9 @@
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path, re_path
-from django.views.static import serve
 
 from rulesets import registry
-from tintero.views import favicon
+from tintero.views import favicon, media
 
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
@@ -22,6 +21,4 @@ urlpatterns = [
 ]
 if settings.SERVE_MEDIA:
     # django.conf.urls.static.static() serves nothing when DEBUG is off, and `make run` runs with DEBUG off.
-    urlpatterns.append(
-        re_path(rf"^{settings.MEDIA_URL.lstrip('/')}(?P<path>.*)$", serve, {"document_root": settings.MEDIA_ROOT})
-    )
+    urlpatterns.append(re_path(rf"^{settings.MEDIA_URL.lstrip('/')}(?P<path>.*)$", media, name="media"))

@@ -2,7 +2,8 @@
 
 DRF views already answer ``{"error": {"code", "message", "fields"}}`` (tintero.api.errors). This middleware
 covers what never reaches a DRF view or escapes it: an unknown path (Django's 404 page), a body over
-DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read), Django's own 400/403/500 pages.
+DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read; the archive import allows ARCHIVE_IMPORT_MAX_BYTES
+and a multipart envelope), Django's own 400/403/500 pages.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
 API_PREFIX = "/api/"
+# The one endpoint whose body may be larger: a campaign archive, streamed by the multipart parser to a file.
+ARCHIVE_IMPORT_PATH = "/api/campaigns/import/"
+MULTIPART_ENVELOPE = 64 * 1024
 
 _CODES = {
     400: "bad_request",
@@ -29,20 +33,25 @@ _CODES = {
 }
 
 
-def _messages() -> dict[int, str]:
+def _limit(path: str) -> int:
+    if path == ARCHIVE_IMPORT_PATH:
+        return int(settings.ARCHIVE_IMPORT_MAX_BYTES) + MULTIPART_ENVELOPE
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+
+
+def _messages(path: str = "") -> dict[int, str]:
     return {
         400: _("Petición mal formada."),
         403: _("No tienes permiso para hacer esto."),
         404: _("No encontrado."),
         405: _("Método no permitido."),
-        413: _("La petición es demasiado grande: como mucho %(max)d bytes.")
-        % {"max": settings.DATA_UPLOAD_MAX_MEMORY_SIZE},
+        413: _("La petición es demasiado grande: como mucho %(max)d bytes.") % {"max": _limit(path)},
         500: _("Error del servidor. Nada se ha guardado a medias: vuelve a intentarlo."),
     }
 
 
-def json_error(status: int, message: str | None = None, code: str | None = None) -> JsonResponse:
-    text = message or _messages().get(status) or _("Error.")
+def json_error(status: int, message: str | None = None, code: str | None = None, path: str = "") -> JsonResponse:
+    text = message or _messages(path).get(status) or _("Error.")
     return JsonResponse({"error": {"code": code or _CODES.get(status, "error"), "message": text}}, status=status)
 
 
@@ -51,7 +60,7 @@ def _too_large(request: HttpRequest) -> bool:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return False
-    return length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return length > _limit(request.path)
 
 
 class ApiErrorMiddleware:
@@ -62,7 +71,7 @@ class ApiErrorMiddleware:
         if not request.path.startswith(API_PREFIX):
             return self.get_response(request)
         if _too_large(request):
-            return json_error(413)
+            return json_error(413, path=request.path)
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
             replaced = json_error(response.status_code)
@@ -76,7 +85,7 @@ class ApiErrorMiddleware:
         if not request.path.startswith(API_PREFIX):
             return None
         if isinstance(exception, RequestDataTooBig):
-            return json_error(413)
+            return json_error(413, path=request.path)
         if isinstance(exception, SuspiciousOperation):
             return json_error(400)
         return None

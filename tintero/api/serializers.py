@@ -469,7 +469,14 @@ class PostOut(serializers.ModelSerializer):
     """A post the viewer may see. ``revision_count`` only for GMs and the author; ``deleted_*`` only on deleted
     posts (which only GMs ever receive)."""
 
-    author = UserBriefOut(read_only=True)
+    author = UserBriefOut(
+        source="local_author", read_only=True, allow_null=True, help_text="Null for imported writing (see below)."
+    )
+    imported_author = serializers.CharField(
+        read_only=True,
+        help_text="Imported from an archive and not yet claimed: the archive's handle of who wrote it (shown as "
+        "text, never as an account here); else empty.",
+    )
     character = CharacterBriefOut(read_only=True, allow_null=True)
     voice = serializers.ChoiceField(choices=Voice.choices, read_only=True)
     recipients = serializers.ChoiceField(choices=Recipients.choices, read_only=True)
@@ -504,6 +511,7 @@ class PostOut(serializers.ModelSerializer):
             "kind",
             "procedure",
             "author",
+            "imported_author",
             "voice",
             "character",
             "npc_name",

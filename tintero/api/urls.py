@@ -145,6 +145,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("campaigns/<int:campaign_id>/export/", record.ExportView.as_view(), name="campaign-export"),
     path("archive-schema/", record.ArchiveSchemaView.as_view(), name="archive-schema"),
     path("campaigns/import/", record.ImportView.as_view(), name="campaign-import"),
+    path("campaigns/<int:campaign_id>/claim-imported/", record.ClaimImportedView.as_view(), name="claim-imported"),
     path("campaigns/<int:campaign_id>/archive/", record.ArchiveView.as_view(), name="campaign-archive"),
     path("campaigns/<int:campaign_id>/reopen/", record.ReopenView.as_view(), name="campaign-reopen"),
     # Rulesets (discovery)
