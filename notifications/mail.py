@@ -110,16 +110,20 @@ def send_delivery(delivery_id: int) -> str:
     """Send one delivery at most once. Returns what happened (for the task's result)."""
     if not _claim(delivery_id):
         return "skipped"
-    delivery = Delivery.objects.select_related("user", "campaign").get(pk=delivery_id)
+    delivery = Delivery.objects.select_related("user", "campaign", "push_subscription").get(pk=delivery_id)
     notes = _still_told(delivery)
     if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email):
-        Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error="nothing to tell")
-        return "abandoned"
+        return _abandon(delivery_id, "nothing to tell")
     try:
         if delivery.channel == Channel.PUSH:
             from notifications import push
 
-            push.send(delivery.user_id, notes)
+            if delivery.push_subscription is None:
+                return _abandon(delivery_id, "the browser was forgotten")
+            try:
+                push.send(delivery.push_subscription, notes)
+            except (push.EndpointRefused, push.PushGone) as refused:  # retrying would not change the answer
+                return _abandon(delivery_id, str(refused))
         else:
             message(delivery, notes).send()
     except Exception as exc:  # any transport failure: retry later, never lose or duplicate the mail
@@ -133,6 +137,11 @@ def send_delivery(delivery_id: int) -> str:
         return "failed"
     Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.SENT, sent_at=timezone.now())
     return "sent"
+
+
+def _abandon(delivery_id: int, reason: str) -> str:
+    Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error=reason[:300])
+    return "abandoned"
 
 
 def _retry(delivery_id: int, attempts: int) -> None:

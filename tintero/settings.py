@@ -342,6 +342,18 @@ NOTIFICATION_MAIL_ATTEMPTS = env_int("NOTIFICATION_MAIL_ATTEMPTS", 4)
 VAPID_PUBLIC_KEY = env_str("VAPID_PUBLIC_KEY")
 VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
 VAPID_SUBJECT = env_str("VAPID_SUBJECT", "mailto:tintero@localhost")
+# The push services a browser's endpoint may point at, by host suffix (FCM, Mozilla autopush, Apple, Windows
+# WNS): any other endpoint is refused, and these only while they resolve to public addresses.
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    [
+        "fcm.googleapis.com",
+        "android.googleapis.com",
+        "push.services.mozilla.com",
+        "push.apple.com",
+        "notify.windows.com",
+    ],
+)
 
 # --- Security ------------------------------------------------------------------------------------
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
