@@ -41,6 +41,7 @@ from campaigns.models import (
     SceneStatus,
     Visibility,
     Voice,
+    validate_single_line,
 )
 from campaigns.stored_markdown import render_field
 from characters.models import Character
@@ -127,10 +128,19 @@ def _check_text(field: str, value: str, *, required: bool, max_length: int) -> s
     return value
 
 
+def _check_title(value: str) -> str:
+    value = _check_text("title", value, required=True, max_length=120)
+    try:
+        validate_single_line(value)
+    except ValidationError as error:
+        raise ValidationError({"title": error.messages}) from None
+    return value
+
+
 def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
     cleaned: dict[str, Any] = {}
     if "title" in data:
-        cleaned["title"] = _check_text("title", data["title"], required=True, max_length=120)
+        cleaned["title"] = _check_title(data["title"])
     for field in ("introduction", "synopsis", "gm_notes"):
         if field in data:
             cleaned[field] = _check_text(field, data[field], required=False, max_length=20_000)
@@ -492,7 +502,7 @@ def create_scene(
 ) -> Scene:
     viewer = policy.viewer_for(actor, campaign)
     _require(policy.may_manage_campaign(viewer), _("Solo un máster puede crear escenas."))
-    title = _check_text("title", title, required=True, max_length=120)
+    title = _check_title(title)
     description = _check_text("description", description, required=False, max_length=20_000)
     # Lock the campaign row so two scenes created at once get distinct positions.
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
@@ -519,7 +529,7 @@ def update_scene(
     if unknown:
         raise ValidationError({name: _("Campo desconocido.") for name in sorted(unknown)})
     if "title" in fields:
-        scene.title = _check_text("title", fields["title"], required=True, max_length=120)
+        scene.title = _check_title(fields["title"])
     if "description" in fields:
         scene.description = _check_text("description", fields["description"], required=False, max_length=20_000)
     scene.save()
