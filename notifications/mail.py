@@ -2,18 +2,22 @@
 mail, and of Web Push messages through ``notifications.push``).
 
 Sending is claimed before and marked after (``Delivery.status``): a retried task, a replayed one, or two
-workers racing send each delivery at most once; a failure is retried with a growing delay.
+workers racing never send a delivery twice while its claim is live; a failure is retried with a growing
+delay. A claim left ``sending`` past ``NOTIFICATION_SENDING_TIMEOUT`` (its worker was killed) is sent again:
+at least once, and every send of a delivery carries the same Message-ID, so a resend is recognizable.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import unicodedata
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import signing
 from django.core.mail import EmailMessage
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -62,6 +66,16 @@ def _lines(notes: list[Notification]) -> list[str]:
     return lines
 
 
+def header_text(value: str, max_length: int = 200) -> str:
+    """Text made safe for a mail header: every run of whitespace (line breaks included) becomes one space,
+    other control characters go, so a title saved before titles were refused one (or any name) can never
+    raise BadHeaderError or inject a header."""
+    printable = "".join(
+        (" " if char.isspace() else "") if unicodedata.category(char) in {"Cc", "Zl", "Zp"} else char for char in value
+    )
+    return " ".join(printable.split())[:max_length]
+
+
 def message(delivery: Delivery, notes: list[Notification]) -> EmailMessage:
     """The mail of a delivery, in the campaign's language. ``notes``: what its recipient may still read."""
     campaign: Campaign = delivery.campaign
@@ -80,11 +94,22 @@ def message(delivery: Delivery, notes: list[Notification]) -> EmailMessage:
             ]
         )
     return EmailMessage(
-        subject=subject[:200],
+        subject=header_text(subject),
         body=body,
         to=[delivery.user.email],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Message-ID": message_id(delivery),
+        },
     )
+
+
+def message_id(delivery: Delivery) -> str:
+    """The same for every send of one delivery: a mail resent after a worker died mid-send is recognizably
+    the same message (mail clients and servers drop the duplicate)."""
+    domain = urlsplit(settings.SITE_URL).hostname or "localhost"
+    return f"<delivery.{delivery.pk}@{domain}>"
 
 
 def _still_told(delivery: Delivery) -> list[Notification]:
@@ -95,12 +120,25 @@ def _still_told(delivery: Delivery) -> list[Notification]:
     return list(delivery.notifications.filter(readable).select_related("campaign").order_by("id"))
 
 
+def stuck_q(now: datetime) -> Q:
+    """Deliveries left ``sending`` longer than ``NOTIFICATION_SENDING_TIMEOUT`` (their worker was killed
+    mid-send) with attempts left: they are sent again."""
+    stale_before = now - timedelta(seconds=settings.NOTIFICATION_SENDING_TIMEOUT)
+    return Q(
+        status=DeliveryStatus.SENDING,
+        claimed_at__lt=stale_before,
+        attempts__lt=settings.NOTIFICATION_MAIL_ATTEMPTS,
+    )
+
+
 def _claim(delivery_id: int) -> bool:
-    """Mark before: only one runner moves a delivery to ``sending``; everyone else leaves it alone. A mail
-    held by quiet hours is not claimed before they end."""
+    """Mark before: only one runner moves a delivery to ``sending`` (one conditional UPDATE); everyone else
+    leaves it alone. A mail held by quiet hours is not claimed before they end. A claim older than
+    ``NOTIFICATION_SENDING_TIMEOUT`` is taken over: at least once, and a resend carries the same Message-ID."""
     now = timezone.now()
+    claimable = Q(status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED]) | stuck_q(now)
     return bool(
-        Delivery.objects.filter(pk=delivery_id, status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED])
+        Delivery.objects.filter(claimable, pk=delivery_id)
         .exclude(not_before__gt=now)
         .update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=now)
     )

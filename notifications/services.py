@@ -36,6 +36,7 @@ from campaigns.models import (
 )
 from campaigns.policy import Member
 from characters.models import Character, CharacterStatus
+from notifications.mail import stuck_q
 from notifications.models import (
     CampaignPreference,
     CampaignReminder,
@@ -525,6 +526,17 @@ def send_held_deliveries(now: Any = None) -> int:
     for delivery_id in due:
         tasks.send_delivery.enqueue(delivery_id)
     return len(due)
+
+
+def retry_stuck_deliveries(now: Any = None) -> int:
+    """Queue again the deliveries left ``sending`` past ``NOTIFICATION_SENDING_TIMEOUT`` (a worker killed
+    mid-send); the send claims each one again (the worker runs this periodically)."""
+    from notifications import tasks
+
+    stuck = list(Delivery.objects.filter(stuck_q(now or timezone.now())).values_list("pk", flat=True))
+    for delivery_id in stuck:
+        tasks.send_delivery.enqueue(delivery_id)
+    return len(stuck)
 
 
 def quiet_until(user_ids: Iterable[int], now: Any = None) -> dict[int, Any]:
