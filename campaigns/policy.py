@@ -112,6 +112,12 @@ def may_leave(viewer: Viewer) -> bool:
     return viewer.is_member
 
 
+def may_change_membership(viewer: Viewer) -> bool:
+    """Join through an invitation, leave, or withdraw one's join request: not once the campaign has ended
+    (its table is part of the record)."""
+    return viewer.is_authenticated
+
+
 def visible_campaigns_q(user: AnyUser | None) -> Q:
     """Campaigns the user may see: every public one, and private ones they belong to."""
     public = Q(visibility=Visibility.PUBLIC)
@@ -873,6 +879,8 @@ WRITE_QUESTIONS = (
     "may_attach_ledger_to_post",
     "may_nudge",
     "may_request_roll",
+    "may_leave",
+    "may_change_membership",
 )
 may_manage_campaign = _refused_when_archived(may_manage_campaign)
 may_request_to_join = _refused_when_archived(may_request_to_join)
@@ -901,3 +909,5 @@ may_apply_any_operation = _refused_when_archived(may_apply_any_operation)
 may_attach_ledger_to_post = _refused_when_archived(may_attach_ledger_to_post)
 may_nudge = _refused_when_archived(may_nudge)
 may_request_roll = _refused_when_archived(may_request_roll)
+may_leave = _refused_when_archived(may_leave)
+may_change_membership = _refused_when_archived(may_change_membership)

@@ -357,8 +357,11 @@ def decide_join_request(*, actor: User, join_request: JoinRequest, accept: bool)
 
 @transaction.atomic
 def withdraw_join_request(*, user: User, join_request: JoinRequest) -> JoinRequest:
-    join_request = JoinRequest.objects.select_for_update().get(pk=join_request.pk)
+    join_request = (
+        JoinRequest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=join_request.pk)
+    )
     _require(join_request.user_id == user.pk, _("Esa solicitud no es tuya."))
+    _require_membership_open(user, join_request.campaign)
     if join_request.status != RequestStatus.PENDING:
         raise ValidationError(_("Esta solicitud ya está decidida."))
     join_request.status = RequestStatus.WITHDRAWN
@@ -385,6 +388,8 @@ def invite(*, actor: User, campaign: Campaign, user: User, role: str) -> Invitat
 def respond_to_invitation(*, user: User, invitation: Invitation, accept: bool) -> Invitation:
     invitation = Invitation.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=invitation.pk)
     _require(invitation.user_id == user.pk, _("Esa invitación no es para ti."))
+    if accept:  # declining changes no one's membership: still possible once the campaign has ended
+        _require_membership_open(user, invitation.campaign)
     if invitation.status != RequestStatus.PENDING:
         raise ValidationError(_("Esta invitación ya está respondida."))
     invitation.status = RequestStatus.ACCEPTED if accept else RequestStatus.REJECTED
@@ -416,6 +421,13 @@ def cancel_invitation(*, actor: User, invitation: Invitation) -> Invitation:
     return invitation
 
 
+def _require_membership_open(user: User, campaign: Campaign) -> None:
+    _require(
+        policy.may_change_membership(policy.viewer_for(user, campaign)),
+        _("La partida ha terminado: quién forma parte de ella ya no cambia."),
+    )
+
+
 def _remove_membership(campaign: Campaign, user: User) -> None:
     # Lock the campaign's GM rows so two GMs leaving at once cannot leave the campaign without one.
     gms = list(
@@ -435,6 +447,7 @@ def _remove_membership(campaign: Campaign, user: User) -> None:
 @transaction.atomic
 def leave_campaign(*, user: User, campaign: Campaign) -> None:
     viewer = policy.viewer_for(user, campaign)
+    _require_membership_open(user, campaign)
     _require(policy.may_leave(viewer), _("No eres miembro de esta partida."))
     _remove_membership(campaign, user)
 
