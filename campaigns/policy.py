@@ -112,6 +112,14 @@ def may_leave(viewer: Viewer) -> bool:
     return viewer.is_member
 
 
+def may_read_invitation(viewer: Viewer, *, addressed_to_viewer: bool, pending: bool) -> bool:
+    """An invitation names its campaign (its current title): the GMs read it; the invited user while it is
+    pending, and afterwards only while they may still see the campaign (not once removed from a private one)."""
+    if viewer.is_gm:
+        return True
+    return addressed_to_viewer and (pending or may_view_campaign(viewer))
+
+
 def may_change_membership(viewer: Viewer) -> bool:
     """Join through an invitation, leave, or withdraw one's join request: not once the campaign has ended
     (its table is part of the record)."""

@@ -402,11 +402,15 @@ def join_request_for(user: AnyUser | None, join_request_id: int) -> JoinRequest:
 
 
 def invitation_for(user: AnyUser | None, invitation_id: int) -> Invitation:
-    """An invitation seen by the invited user or by a GM of its campaign; 404 for everyone else."""
+    """An invitation seen by a GM of its campaign or by the invited user (``policy.may_read_invitation``);
+    404 for everyone else."""
     invitation = Invitation.objects.select_related("campaign", "user", "invited_by").filter(pk=invitation_id).first()
     if invitation is None or user is None or not user.is_authenticated:
         raise Http404
-    if invitation.user_id != user.pk and not policy.may_manage_campaign(policy.viewer_for(user, invitation.campaign)):
+    viewer = policy.viewer_for(user, invitation.campaign)
+    if not policy.may_read_invitation(
+        viewer, addressed_to_viewer=invitation.user_id == user.pk, pending=invitation.status == RequestStatus.PENDING
+    ):
         raise Http404
     return invitation
 
