@@ -40,10 +40,19 @@ def unsubscribe_token(user_id: int, campaign_id: int) -> str:
     return signing.dumps({"u": user_id, "c": campaign_id}, salt=UNSUBSCRIBE_SALT)
 
 
+class UnsubscribeLinkExpired(Exception):
+    """A genuine unsubscribe link older than ``NOTIFICATION_UNSUBSCRIBE_DAYS``."""
+
+
 def read_unsubscribe_token(token: str) -> tuple[int, int] | None:
-    """The (user, campaign) a link was signed for; None when it was tampered with."""
+    """The (user, campaign) a link was signed for; None when it was tampered with; UnsubscribeLinkExpired
+    when it is genuine but old (a mail forwarded or leaked long ago no longer changes anyone's choices)."""
     try:
-        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+        data = signing.loads(
+            token, salt=UNSUBSCRIBE_SALT, max_age=timedelta(days=settings.NOTIFICATION_UNSUBSCRIBE_DAYS)
+        )
+    except signing.SignatureExpired:
+        raise UnsubscribeLinkExpired from None
     except signing.BadSignature:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("u"), int) or not isinstance(data.get("c"), int):

@@ -134,7 +134,10 @@ def rotate_feed(request: HttpRequest) -> HttpResponse:
 @csrf_exempt  # the signed link is the credential: mail clients POST it in one click (RFC 8058)
 @require_http_methods(["GET", "POST"])
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
-    signed = mail.read_unsubscribe_token(token)
+    try:
+        signed = mail.read_unsubscribe_token(token)
+    except mail.UnsubscribeLinkExpired:
+        return render(request, "notifications/unsubscribe.html", {"expired": True}, status=410)
     if signed is None:
         return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
     user = User.objects.filter(pk=signed[0]).first()

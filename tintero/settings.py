@@ -338,6 +338,8 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 NOTIFICATION_EMAIL_DEFAULT = env_str("NOTIFICATION_EMAIL_DEFAULT", "immediate")
 # Attempts at sending one mail before it is abandoned (retries wait 1, 2, 4... minutes).
 NOTIFICATION_MAIL_ATTEMPTS = env_int("NOTIFICATION_MAIL_ATTEMPTS", 4)
+# Days an unsubscribe link in a mail works; an older one shows a page that says so and links the settings.
+NOTIFICATION_UNSUBSCRIBE_DAYS = env_int("NOTIFICATION_UNSUBSCRIBE_DAYS", 90)
 # Seconds a delivery may stay "sending" before it counts as stuck (its worker died mid-send) and is sent
 # again, with the same Message-ID. Below TASK_STALE_SECONDS, so the re-run of the dead worker's task sends it.
 NOTIFICATION_SENDING_TIMEOUT = env_int("NOTIFICATION_SENDING_TIMEOUT", 10 * 60)

@@ -245,3 +245,18 @@ def test_a_stuck_delivery_out_of_attempts_is_not_sent_again(mail_table: Table, r
     assert services.retry_stuck_deliveries() == 0
     send_delivery.enqueue(delivery.pk)
     assert not _to("reader@example.org")
+
+
+@override_settings(NOTIFICATION_UNSUBSCRIBE_DAYS=90)
+def test_an_unsubscribe_link_expires_and_its_page_says_so(mail_table: Table) -> None:
+    issued = timezone.now() - timedelta(days=91)
+    with mock.patch("django.core.signing.time.time", return_value=issued.timestamp()):
+        old = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk)
+    url = old.removeprefix("http://127.0.0.1:8000")
+    for response in (Client().get(url), Client().post(url)):
+        assert response.status_code == 410
+        page = response.content.decode()
+        assert "ha caducado" in page and 'href="/avisos/"' in page
+    assert not CampaignPreference.objects.exists()
+    fresh = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk)
+    assert Client().post(fresh.removeprefix("http://127.0.0.1:8000")).status_code == 200
