@@ -87,6 +87,18 @@ def members(campaign: Campaign) -> QuerySet[Membership]:
     return campaign.memberships.select_related("user").order_by("role", "joined_at", "id")
 
 
+# Row ids are signed 64-bit in both databases; a larger number from a URL is no member (SQLite's driver
+# raises OverflowError on it in a foreign-key lookup, which Django does not guard as it does primary keys).
+ROW_ID_MAX = 2**63 - 1
+
+
+def member(campaign: Campaign, user_id: int) -> Membership | None:
+    """The membership of ``user_id`` in the campaign (with its user), or None."""
+    if not 0 < user_id <= ROW_ID_MAX:
+        return None
+    return members(campaign).filter(user_id=user_id).first()
+
+
 def pending_join_requests(campaign: Campaign) -> QuerySet[JoinRequest]:
     return campaign.join_requests.filter(status=RequestStatus.PENDING).select_related("user")
 

@@ -85,7 +85,7 @@ def invitation_respond(request: HttpRequest, invitation_id: int) -> HttpResponse
 
 
 def _member(campaign: Campaign, user_id: int) -> Membership:
-    membership = selectors.members(campaign).filter(user_id=user_id).first()
+    membership = selectors.member(campaign, user_id)
     if membership is None:
         raise Http404
     return membership

@@ -100,7 +100,7 @@ class MemberDetailView(ApiView):
 
     def membership(self, request: Request, campaign_id: int, user_id: int) -> tuple[Campaign, Membership]:
         campaign, _viewer = selectors.campaign_for(request.user, campaign_id)
-        membership = selectors.members(campaign).filter(user_id=user_id).first()
+        membership = selectors.member(campaign, user_id)
         if membership is None:
             raise Http404
         return campaign, membership
