@@ -19,11 +19,16 @@ import json
 import logging
 import socket
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
+import requests
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
+from requests.adapters import BaseAdapter, HTTPAdapter
+from urllib3.connection import HTTPSConnection
+from urllib3.connectionpool import HTTPSConnectionPool
 
 from notifications import catalogue
 from notifications.models import Notification, PushSubscription
@@ -112,6 +117,49 @@ def check_endpoint(endpoint: str) -> None:
         raise EndpointRefused(_("Suscripción no válida: el servicio de notificaciones apunta a una dirección privada."))
 
 
+class _PublicPeerConnection(HTTPSConnection):
+    """An HTTPS connection that refuses a peer that is not public once connected: a name checked moments
+    before may resolve elsewhere when the request connects (DNS rebinding), so the address actually reached
+    is checked before a byte is sent."""
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        peer = str(sock.getpeername()[0])
+        if refused_address(peer) or peer in _site_addresses():
+            sock.close()
+            raise EndpointRefused(
+                _("Suscripción no válida: el servicio de notificaciones apunta a una dirección privada.")
+            )
+        return sock
+
+
+class _PublicPeerPool(HTTPSConnectionPool):
+    ConnectionCls = _PublicPeerConnection
+
+
+class _PublicPeerAdapter(HTTPAdapter):
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs)
+        self.poolmanager.pool_classes_by_scheme = {"https": _PublicPeerPool}
+
+
+class _PlainHttpRefused(BaseAdapter):
+    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
+        raise EndpointRefused(_("Suscripción no válida: la dirección no es de un servicio de notificaciones conocido."))
+
+    def close(self) -> None:
+        pass
+
+
+def public_peer_session() -> requests.Session:
+    """A requests session that only talks https to public addresses (no proxies from the environment)."""
+    session = requests.Session()
+    session.trust_env = False
+    session.mount("https://", _PublicPeerAdapter())
+    session.mount("http://", _PlainHttpRefused())  # a redirect to plain http included
+    return session
+
+
 class PushGone(Exception):
     """The push service says this browser's subscription is gone (404/410): it was forgotten."""
 
@@ -125,6 +173,7 @@ def send(subscription: PushSubscription, notes: list[Notification]) -> int:
     check_endpoint(subscription.endpoint)
     info = {"endpoint": subscription.endpoint, "keys": {"p256dh": subscription.p256dh, "auth": subscription.auth}}
     sent = 0
+    session = public_peer_session()
     for n in notes:
         try:
             webpush(
@@ -134,6 +183,7 @@ def send(subscription: PushSubscription, notes: list[Notification]) -> int:
                 vapid_claims={"sub": settings.VAPID_SUBJECT},
                 ttl=24 * 3600,
                 timeout=10,
+                requests_session=session,
             )
         except WebPushException as exc:
             if getattr(exc.response, "status_code", None) in GONE:

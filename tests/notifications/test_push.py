@@ -268,3 +268,31 @@ def test_each_browser_is_delivered_and_retried_on_its_own(mail_table: Table, run
         endpoints[1]: (DeliveryStatus.SENT, 3),
         endpoints[2]: (DeliveryStatus.SENT, 1),
     }
+
+
+def test_the_send_session_refuses_a_private_peer_it_reaches_and_plain_http() -> None:
+    """Between the check and the connection the name may resolve elsewhere (DNS rebinding): the address
+    actually reached is checked before anything is sent. Here a listener on 127.0.0.1 gets no request."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+    try:
+        session = push.public_peer_session()
+        with pytest.raises(push.EndpointRefused):
+            session.post(f"https://127.0.0.1:{port}/push", data=b"x", timeout=5)
+        with pytest.raises(push.EndpointRefused):
+            session.post("http://169.254.169.254/latest/meta-data/", timeout=5)
+    finally:
+        listener.close()
+
+
+@override_settings(**VAPID)
+def test_the_send_goes_through_the_public_peer_session(mail_table: Table, run_tasks: Any) -> None:
+    push.subscribe(user_id=mail_table.player.pk, endpoint=FCM, p256dh="k", auth="a")
+    with mock.patch("pywebpush.webpush") as webpush:
+        _whisper(mail_table, run_tasks)
+    session = webpush.call_args.kwargs["requests_session"]
+    assert isinstance(session.get_adapter("https://fcm.googleapis.com/"), push._PublicPeerAdapter)
