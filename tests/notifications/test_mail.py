@@ -3,14 +3,19 @@ mail sent exactly once even when a task is retried, replayed or its worker dies 
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 from typing import Any
 from unittest import mock
 
 import pytest
 from django.core import mail
+from django.core.mail import EmailMessage
 from django.test import Client, override_settings
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from campaigns import services as campaign_services
 from campaigns.models import Campaign, Recipients, Scene, Voice
@@ -260,3 +265,13 @@ def test_an_unsubscribe_link_expires_and_its_page_says_so(mail_table: Table) -> 
     assert not CampaignPreference.objects.exists()
     fresh = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk)
     assert Client().post(fresh.removeprefix("http://127.0.0.1:8000")).status_code == 200
+
+
+@given(text=st.text(max_size=300))
+@hypothesis_settings(max_examples=60, deadline=None)
+def test_header_text_is_always_one_safe_header_line(text: str) -> None:
+    subject = notification_mail.header_text(text)
+    assert len(subject) <= 200
+    assert not any(unicodedata.category(char) in {"Cc", "Zl", "Zp"} for char in subject)
+    assert subject == subject.strip()
+    EmailMessage(subject=subject, body="x", to=["a@example.org"]).message()  # never BadHeaderError
