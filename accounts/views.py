@@ -30,7 +30,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("¡Bienvenido a Tintero, %(name)s!") % {"name": user.public_name})
-        return redirect("campaigns:home")
+        response = redirect("campaigns:home")
+        set_device_cookie(response, user)  # the device the account was made on is its owner's way in
+        return response
     return render(request, "accounts/signup.html", {"form": form})
 
 

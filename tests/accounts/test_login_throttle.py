@@ -228,3 +228,16 @@ def test_a_rotated_forwarded_for_from_a_direct_client_is_still_throttled() -> No
         "/api/auth/token/", {"username": "julia", "password": PASSWORD}, format="json"
     )
     assert_error(response, 429)
+
+
+@override_settings(**LIMITS)
+def test_signing_up_makes_the_device_known_to_the_throttle() -> None:
+    client = Client(REMOTE_ADDR="10.0.3.3")
+    signup = {"username": "karen", "display_name": "", "email": "", "password1": PASSWORD, "password2": PASSWORD}
+    assert client.post("/accounts/signup/", signup).status_code == 302
+    device = client.cookies[throttle.DEVICE_COOKIE].value
+    for _ in range(3):
+        _token("karen", "mal", address="10.6.6.6")
+    owner = Client(REMOTE_ADDR="10.0.3.3")
+    owner.cookies[throttle.DEVICE_COOKIE] = device
+    assert owner.post("/accounts/login/", {"username": "karen", "password": PASSWORD}).status_code == 302
