@@ -14,6 +14,7 @@ from rest_framework.response import Response
 
 from accounts import services
 from accounts.models import ApiToken, User
+from accounts.throttle import set_device_cookie
 from tintero.api.serializers import MeSerializer, TokenIn, TokenInfoOut, TokenOut
 from tintero.api.views.base import ApiView, errors
 
@@ -29,8 +30,10 @@ class TokenView(ApiView):
         description="Exchange a username and password for a new API token. Send it afterwards as "
         "`Authorization: Token <token>`. The key is in this answer only (lists show its first characters). "
         "A token expires after `API_TOKEN_TTL_DAYS` days (see `expires_at`) and every token of a user is "
-        "revoked when their password changes. Failed attempts are throttled per account and per address: "
-        "past the limit, 429 with `Retry-After` (seconds), the password unchecked.",
+        "revoked when their password changes. Attempts are throttled per account and per address: "
+        "past the limit, 429 with `Retry-After` (seconds), the password unchecked. A successful answer sets a "
+        "device cookie: attempts that send it back count against that device only, so a client that keeps "
+        "cookies is not locked out by someone else's failures.",
         request=TokenIn,
         responses={200: TokenOut, **errors(400, 429)},
         auth=[],
@@ -39,7 +42,9 @@ class TokenView(ApiView):
         data = self.parse(TokenIn)
         issued = services.issue_token(user=data["user"], name=data.get("name", "") or "API")
         token = issued.token
-        return Response({"token": issued.key, "id": token.pk, "name": token.name, "expires_at": token.expires_at})
+        response = Response({"token": issued.key, "id": token.pk, "name": token.name, "expires_at": token.expires_at})
+        set_device_cookie(response, data["user"])  # a client that keeps cookies keeps its owner's way in
+        return response
 
     @extend_schema(
         summary="Revoke this token",

@@ -101,3 +101,15 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user_id})"
+
+
+class ThrottleCount(models.Model):
+    """One rate-limit counter in one window (accounts.throttle, when there is no Redis). ``key`` names the
+    thing counted and its window, so a new window is a new row; rows past ``expires_at`` are swept."""
+
+    key = models.CharField(max_length=200, unique=True)
+    count = models.IntegerField(default=0)
+    expires_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count}"

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from accounts import services
 from accounts.forms import AvatarForm, DisplayNameForm, SignUpForm, ThrottledLoginForm, TokenNameForm
 from accounts.models import ApiToken, User
+from accounts.throttle import set_device_cookie
 
 
 @require_http_methods(["GET", "POST"])
@@ -29,7 +30,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("¡Bienvenido a Tintero, %(name)s!") % {"name": user.public_name})
-        return redirect("campaigns:home")
+        response = redirect("campaigns:home")
+        set_device_cookie(response, user)  # the device the account was made on is its owner's way in
+        return response
     return render(request, "accounts/signup.html", {"form": form})
 
 
@@ -74,6 +77,11 @@ class LoginView(auth_views.LoginView):
 
     template_name = "accounts/login.html"
     authentication_form = ThrottledLoginForm
+
+    def form_valid(self, form: ThrottledLoginForm) -> HttpResponse:  # type: ignore[override]
+        response = super().form_valid(form)
+        set_device_cookie(response, form.get_user())
+        return response
 
     def form_invalid(self, form: ThrottledLoginForm) -> HttpResponse:  # type: ignore[override]
         response = super().form_invalid(form)

@@ -25,6 +25,7 @@ from campaigns.models import (
     SceneAccess,
     Visibility,
     Voice,
+    validate_single_line,
 )
 from campaigns.selectors import DirectoryFilters
 from characters.models import Character
@@ -62,7 +63,7 @@ MARKDOWN_HELP = _("Admite Markdown: *cursiva*, **negrita**, > citas, listas y ::
 
 
 class CampaignForm(forms.Form):
-    title = forms.CharField(label=_("Título"), max_length=120)
+    title = forms.CharField(label=_("Título"), max_length=120, validators=[validate_single_line])
     introduction = _text(_("Introducción"), max_length=20_000, help_text=_("Lo que ve cualquiera que abra la partida."))
     synopsis = _text(_("Sinopsis"), max_length=20_000)
     gm_notes = _text(_("Notas del máster"), max_length=20_000, help_text=_("Solo las ven los másters."))
@@ -139,7 +140,7 @@ def _member_choices(memberships: Iterable[Membership], exclude: int | None = Non
 
 
 class SceneForm(forms.Form):
-    title = forms.CharField(label=_("Título"), max_length=120)
+    title = forms.CharField(label=_("Título"), max_length=120, validators=[validate_single_line])
     description = _text(_("Descripción"), max_length=20_000, help_text=MARKDOWN_HELP)
     access = forms.ChoiceField(
         label=_("Quién puede leer y escribir"),

@@ -6,10 +6,12 @@ Rules never live here: models hold state; writes go through ``campaigns.services
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -21,6 +23,15 @@ from rulesets.registry import ruleset_choices
 
 if TYPE_CHECKING:
     from accounts.models import User
+
+
+def validate_single_line(value: str) -> None:
+    """A title is one line: no line breaks, tabs or other control characters (they end up in mail headers
+    and page titles)."""
+    if any(unicodedata.category(char) in {"Cc", "Zl", "Zp"} for char in value or ""):
+        raise ValidationError(
+            _("Sin saltos de línea ni caracteres de control: el título es una sola línea."), code="single_line"
+        )
 
 
 class Visibility(models.TextChoices):

@@ -112,6 +112,20 @@ def may_leave(viewer: Viewer) -> bool:
     return viewer.is_member
 
 
+def may_read_invitation(viewer: Viewer, *, addressed_to_viewer: bool, pending: bool) -> bool:
+    """An invitation names its campaign (its current title): the GMs read it; the invited user while it is
+    pending, and afterwards only while they may still see the campaign (not once removed from a private one)."""
+    if viewer.is_gm:
+        return True
+    return addressed_to_viewer and (pending or may_view_campaign(viewer))
+
+
+def may_change_membership(viewer: Viewer) -> bool:
+    """Join through an invitation, leave, or withdraw one's join request: not once the campaign has ended
+    (its table is part of the record)."""
+    return viewer.is_authenticated
+
+
 def visible_campaigns_q(user: AnyUser | None) -> Q:
     """Campaigns the user may see: every public one, and private ones they belong to."""
     public = Q(visibility=Visibility.PUBLIC)
@@ -880,6 +894,8 @@ WRITE_QUESTIONS = (
     "may_attach_ledger_to_post",
     "may_nudge",
     "may_request_roll",
+    "may_leave",
+    "may_change_membership",
 )
 may_manage_campaign = _refused_when_archived(may_manage_campaign)
 may_request_to_join = _refused_when_archived(may_request_to_join)
@@ -908,3 +924,5 @@ may_apply_any_operation = _refused_when_archived(may_apply_any_operation)
 may_attach_ledger_to_post = _refused_when_archived(may_attach_ledger_to_post)
 may_nudge = _refused_when_archived(may_nudge)
 may_request_roll = _refused_when_archived(may_request_roll)
+may_leave = _refused_when_archived(may_leave)
+may_change_membership = _refused_when_archived(may_change_membership)

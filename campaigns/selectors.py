@@ -87,10 +87,14 @@ def members(campaign: Campaign) -> QuerySet[Membership]:
     return campaign.memberships.select_related("user").order_by("role", "joined_at", "id")
 
 
+# Row ids are signed 64-bit in both databases; a larger number from a URL is no member (SQLite's driver
+# raises OverflowError on it in a foreign-key lookup, which Django does not guard as it does primary keys).
+ROW_ID_MAX = 2**63 - 1
+
+
 def member(campaign: Campaign, user_id: int) -> Membership | None:
-    """One member by user id; None beyond any stored id too (SQLite cannot even bind an integer past 64 bits,
-    and a foreign key's lookup does not bound it the way a primary key's does)."""
-    if not 0 < user_id <= 2**63 - 1:
+    """The membership of ``user_id`` in the campaign (with its user), or None."""
+    if not 0 < user_id <= ROW_ID_MAX:
         return None
     return members(campaign).filter(user_id=user_id).first()
 
@@ -410,11 +414,15 @@ def join_request_for(user: AnyUser | None, join_request_id: int) -> JoinRequest:
 
 
 def invitation_for(user: AnyUser | None, invitation_id: int) -> Invitation:
-    """An invitation seen by the invited user or by a GM of its campaign; 404 for everyone else."""
+    """An invitation seen by a GM of its campaign or by the invited user (``policy.may_read_invitation``);
+    404 for everyone else."""
     invitation = Invitation.objects.select_related("campaign", "user", "invited_by").filter(pk=invitation_id).first()
     if invitation is None or user is None or not user.is_authenticated:
         raise Http404
-    if invitation.user_id != user.pk and not policy.may_manage_campaign(policy.viewer_for(user, invitation.campaign)):
+    viewer = policy.viewer_for(user, invitation.campaign)
+    if not policy.may_read_invitation(
+        viewer, addressed_to_viewer=invitation.user_id == user.pk, pending=invitation.status == RequestStatus.PENDING
+    ):
         raise Http404
     return invitation
 

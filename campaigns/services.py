@@ -41,6 +41,7 @@ from campaigns.models import (
     SceneStatus,
     Visibility,
     Voice,
+    validate_single_line,
 )
 from campaigns.stored_markdown import render_field
 from characters.models import Character
@@ -127,10 +128,19 @@ def _check_text(field: str, value: str, *, required: bool, max_length: int) -> s
     return value
 
 
+def _check_title(value: str) -> str:
+    value = _check_text("title", value, required=True, max_length=120)
+    try:
+        validate_single_line(value)
+    except ValidationError as error:
+        raise ValidationError({"title": error.messages}) from None
+    return value
+
+
 def _clean_campaign_fields(data: dict[str, Any]) -> dict[str, Any]:
     cleaned: dict[str, Any] = {}
     if "title" in data:
-        cleaned["title"] = _check_text("title", data["title"], required=True, max_length=120)
+        cleaned["title"] = _check_title(data["title"])
     for field in ("introduction", "synopsis", "gm_notes"):
         if field in data:
             cleaned[field] = _check_text(field, data[field], required=False, max_length=20_000)
@@ -347,8 +357,11 @@ def decide_join_request(*, actor: User, join_request: JoinRequest, accept: bool)
 
 @transaction.atomic
 def withdraw_join_request(*, user: User, join_request: JoinRequest) -> JoinRequest:
-    join_request = JoinRequest.objects.select_for_update().get(pk=join_request.pk)
+    join_request = (
+        JoinRequest.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=join_request.pk)
+    )
     _require(join_request.user_id == user.pk, _("Esa solicitud no es tuya."))
+    _require_membership_open(user, join_request.campaign)
     if join_request.status != RequestStatus.PENDING:
         raise ValidationError(_("Esta solicitud ya está decidida."))
     join_request.status = RequestStatus.WITHDRAWN
@@ -375,6 +388,8 @@ def invite(*, actor: User, campaign: Campaign, user: User, role: str) -> Invitat
 def respond_to_invitation(*, user: User, invitation: Invitation, accept: bool) -> Invitation:
     invitation = Invitation.objects.select_for_update(of=("self",)).select_related("campaign").get(pk=invitation.pk)
     _require(invitation.user_id == user.pk, _("Esa invitación no es para ti."))
+    if accept:  # declining changes no one's membership: still possible once the campaign has ended
+        _require_membership_open(user, invitation.campaign)
     if invitation.status != RequestStatus.PENDING:
         raise ValidationError(_("Esta invitación ya está respondida."))
     invitation.status = RequestStatus.ACCEPTED if accept else RequestStatus.REJECTED
@@ -406,6 +421,13 @@ def cancel_invitation(*, actor: User, invitation: Invitation) -> Invitation:
     return invitation
 
 
+def _require_membership_open(user: User, campaign: Campaign) -> None:
+    _require(
+        policy.may_change_membership(policy.viewer_for(user, campaign)),
+        _("La partida ha terminado: quién forma parte de ella ya no cambia."),
+    )
+
+
 def _remove_membership(campaign: Campaign, user: User) -> None:
     # Lock the campaign's GM rows so two GMs leaving at once cannot leave the campaign without one.
     gms = list(
@@ -425,6 +447,7 @@ def _remove_membership(campaign: Campaign, user: User) -> None:
 @transaction.atomic
 def leave_campaign(*, user: User, campaign: Campaign) -> None:
     viewer = policy.viewer_for(user, campaign)
+    _require_membership_open(user, campaign)
     _require(policy.may_leave(viewer), _("No eres miembro de esta partida."))
     _remove_membership(campaign, user)
 
@@ -492,7 +515,7 @@ def create_scene(
 ) -> Scene:
     viewer = policy.viewer_for(actor, campaign)
     _require(policy.may_manage_campaign(viewer), _("Solo un máster puede crear escenas."))
-    title = _check_text("title", title, required=True, max_length=120)
+    title = _check_title(title)
     description = _check_text("description", description, required=False, max_length=20_000)
     # Lock the campaign row so two scenes created at once get distinct positions.
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
@@ -519,7 +542,7 @@ def update_scene(
     if unknown:
         raise ValidationError({name: _("Campo desconocido.") for name in sorted(unknown)})
     if "title" in fields:
-        scene.title = _check_text("title", fields["title"], required=True, max_length=120)
+        scene.title = _check_title(fields["title"])
     if "description" in fields:
         scene.description = _check_text("description", fields["description"], required=False, max_length=20_000)
     scene.save()

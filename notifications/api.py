@@ -359,13 +359,12 @@ class PushKeysIn(serializers.Serializer):
 
 
 class PushSubscriptionIn(serializers.Serializer):
-    endpoint = serializers.URLField(max_length=1000, help_text="The push service URL (https).")
+    endpoint = serializers.URLField(
+        max_length=1000,
+        help_text="The push service URL: https, on a known push service (FCM, Mozilla, Apple, Windows) that "
+        "resolves to public addresses.",
+    )
     keys = PushKeysIn()
-
-    def validate_endpoint(self, value: str) -> str:
-        if not value.startswith("https://"):
-            raise ValidationError(_("Suscripción no válida."))
-        return value
 
 
 class PushStatusOut(serializers.Serializer):
@@ -386,12 +385,16 @@ class PushSubscriptionsView(ApiView):
 
     @extend_schema(
         summary="Subscribe a browser to Web Push",
-        description="The browser's `PushSubscription.toJSON()`. 409 `push_disabled` without VAPID keys.",
+        description="The browser's `PushSubscription.toJSON()`. 400 for an endpoint that is not a known push "
+        "service's public https URL; 409 `push_disabled` without VAPID keys, 409 `push_endpoint_taken` when "
+        "another account registered this endpoint (it must remove it first).",
         request=PushSubscriptionIn,
         responses={
             201: PushStatusOut,
             **errors(400, 401),
-            409: OpenApiResponse(ErrorOut, description="Web Push is disabled (`push_disabled`): no VAPID keys."),
+            409: OpenApiResponse(
+                ErrorOut, description="`push_disabled` (no VAPID keys) or `push_endpoint_taken` (another account's)."
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -399,11 +402,16 @@ class PushSubscriptionsView(ApiView):
         current = push.status()
         if not current.enabled:
             return error_response("push_disabled", current.reason, status.HTTP_409_CONFLICT)
-        push.subscribe(
-            user_id=request.user.pk,  # type: ignore[arg-type]
-            endpoint=data["endpoint"],
-            p256dh=data["keys"]["p256dh"],
-            auth=data["keys"]["auth"],
-        )
+        try:
+            push.subscribe(
+                user_id=request.user.pk,  # type: ignore[arg-type]
+                endpoint=data["endpoint"],
+                p256dh=data["keys"]["p256dh"],
+                auth=data["keys"]["auth"],
+            )
+        except push.EndpointRefused as refused:
+            raise ValidationError({"endpoint": [str(refused)]}) from None
+        except push.EndpointTaken as taken:
+            return error_response("push_endpoint_taken", str(taken), status.HTTP_409_CONFLICT)
         out = {"enabled": True, "reason": "", "public_key": current.public_key}
         return self.render(out, PushStatusOut, status=201)

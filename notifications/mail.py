@@ -2,18 +2,22 @@
 mail, and of Web Push messages through ``notifications.push``).
 
 Sending is claimed before and marked after (``Delivery.status``): a retried task, a replayed one, or two
-workers racing send each delivery at most once; a failure is retried with a growing delay.
+workers racing never send a delivery twice while its claim is live; a failure is retried with a growing
+delay. A claim left ``sending`` past ``NOTIFICATION_SENDING_TIMEOUT`` (its worker was killed) is sent again:
+at least once, and every send of a delivery carries the same Message-ID, so a resend is recognizable.
 """
 
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+import unicodedata
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core import signing
 from django.core.mail import EmailMessage
-from django.db.models import F
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -36,10 +40,19 @@ def unsubscribe_token(user_id: int, campaign_id: int) -> str:
     return signing.dumps({"u": user_id, "c": campaign_id}, salt=UNSUBSCRIBE_SALT)
 
 
+class UnsubscribeLinkExpired(Exception):
+    """A genuine unsubscribe link older than ``NOTIFICATION_UNSUBSCRIBE_DAYS``."""
+
+
 def read_unsubscribe_token(token: str) -> tuple[int, int] | None:
-    """The (user, campaign) a link was signed for; None when it was tampered with."""
+    """The (user, campaign) a link was signed for; None when it was tampered with; UnsubscribeLinkExpired
+    when it is genuine but old (a mail forwarded or leaked long ago no longer changes anyone's choices)."""
     try:
-        data = signing.loads(token, salt=UNSUBSCRIBE_SALT)
+        data = signing.loads(
+            token, salt=UNSUBSCRIBE_SALT, max_age=timedelta(days=settings.NOTIFICATION_UNSUBSCRIBE_DAYS)
+        )
+    except signing.SignatureExpired:
+        raise UnsubscribeLinkExpired from None
     except signing.BadSignature:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("u"), int) or not isinstance(data.get("c"), int):
@@ -62,6 +75,16 @@ def _lines(notes: list[Notification]) -> list[str]:
     return lines
 
 
+def header_text(value: str, max_length: int = 200) -> str:
+    """Text made safe for a mail header: every run of whitespace (line breaks included) becomes one space,
+    other control characters go, so a title saved before titles were refused one (or any name) can never
+    raise BadHeaderError or inject a header."""
+    printable = "".join(
+        (" " if char.isspace() else "") if unicodedata.category(char) in {"Cc", "Zl", "Zp"} else char for char in value
+    )
+    return " ".join(printable.split())[:max_length]
+
+
 def message(delivery: Delivery, notes: list[Notification]) -> EmailMessage:
     """The mail of a delivery, in the campaign's language. ``notes``: what its recipient may still read."""
     campaign: Campaign = delivery.campaign
@@ -80,11 +103,22 @@ def message(delivery: Delivery, notes: list[Notification]) -> EmailMessage:
             ]
         )
     return EmailMessage(
-        subject=subject[:200],
+        subject=header_text(subject),
         body=body,
         to=[delivery.user.email],
-        headers={"List-Unsubscribe": f"<{unsubscribe}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+        headers={
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Message-ID": message_id(delivery),
+        },
     )
+
+
+def message_id(delivery: Delivery) -> str:
+    """The same for every send of one delivery: a mail resent after a worker died mid-send is recognizably
+    the same message (mail clients and servers drop the duplicate)."""
+    domain = urlsplit(settings.SITE_URL).hostname or "localhost"
+    return f"<delivery.{delivery.pk}@{domain}>"
 
 
 def _still_told(delivery: Delivery) -> list[Notification]:
@@ -95,12 +129,25 @@ def _still_told(delivery: Delivery) -> list[Notification]:
     return list(delivery.notifications.filter(readable).select_related("campaign").order_by("id"))
 
 
+def stuck_q(now: datetime) -> Q:
+    """Deliveries left ``sending`` longer than ``NOTIFICATION_SENDING_TIMEOUT`` (their worker was killed
+    mid-send) with attempts left: they are sent again."""
+    stale_before = now - timedelta(seconds=settings.NOTIFICATION_SENDING_TIMEOUT)
+    return Q(
+        status=DeliveryStatus.SENDING,
+        claimed_at__lt=stale_before,
+        attempts__lt=settings.NOTIFICATION_MAIL_ATTEMPTS,
+    )
+
+
 def _claim(delivery_id: int) -> bool:
-    """Mark before: only one runner moves a delivery to ``sending``; everyone else leaves it alone. A mail
-    held by quiet hours is not claimed before they end."""
+    """Mark before: only one runner moves a delivery to ``sending`` (one conditional UPDATE); everyone else
+    leaves it alone. A mail held by quiet hours is not claimed before they end. A claim older than
+    ``NOTIFICATION_SENDING_TIMEOUT`` is taken over: at least once, and a resend carries the same Message-ID."""
     now = timezone.now()
+    claimable = Q(status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED]) | stuck_q(now)
     return bool(
-        Delivery.objects.filter(pk=delivery_id, status__in=[DeliveryStatus.PENDING, DeliveryStatus.FAILED])
+        Delivery.objects.filter(claimable, pk=delivery_id)
         .exclude(not_before__gt=now)
         .update(status=DeliveryStatus.SENDING, attempts=F("attempts") + 1, claimed_at=now)
     )
@@ -110,16 +157,20 @@ def send_delivery(delivery_id: int) -> str:
     """Send one delivery at most once. Returns what happened (for the task's result)."""
     if not _claim(delivery_id):
         return "skipped"
-    delivery = Delivery.objects.select_related("user", "campaign").get(pk=delivery_id)
+    delivery = Delivery.objects.select_related("user", "campaign", "push_subscription").get(pk=delivery_id)
     notes = _still_told(delivery)
     if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email):
-        Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error="nothing to tell")
-        return "abandoned"
+        return _abandon(delivery_id, "nothing to tell")
     try:
         if delivery.channel == Channel.PUSH:
             from notifications import push
 
-            push.send(delivery.user_id, notes)
+            if delivery.push_subscription is None:
+                return _abandon(delivery_id, "the browser was forgotten")
+            try:
+                push.send(delivery.push_subscription, notes)
+            except (push.EndpointRefused, push.PushGone) as refused:  # retrying would not change the answer
+                return _abandon(delivery_id, str(refused))
         else:
             message(delivery, notes).send()
     except Exception as exc:  # any transport failure: retry later, never lose or duplicate the mail
@@ -133,6 +184,11 @@ def send_delivery(delivery_id: int) -> str:
         return "failed"
     Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.SENT, sent_at=timezone.now())
     return "sent"
+
+
+def _abandon(delivery_id: int, reason: str) -> str:
+    Delivery.objects.filter(pk=delivery_id).update(status=DeliveryStatus.ABANDONED, last_error=reason[:300])
+    return "abandoned"
 
 
 def _retry(delivery_id: int, attempts: int) -> None:

@@ -119,8 +119,8 @@ class Channel(models.TextChoices):
 
 
 class Delivery(models.Model):
-    """One email (or Web Push message) to one user. ``key`` is unique: a notification, a day's digest or a
-    nudge goes out once per channel."""
+    """One email (or Web Push message to one browser) to one user. ``key`` is unique: a notification, a day's
+    digest or a nudge goes out once per channel (and browser)."""
 
     key = models.CharField(max_length=120, unique=True)
     channel = models.CharField(max_length=8, choices=Channel.choices, default=Channel.EMAIL)
@@ -135,6 +135,11 @@ class Delivery(models.Model):
     sent_at = models.DateTimeField(null=True, blank=True)
     # Held until then (the recipient's quiet hours): sending before it is refused.
     not_before = models.DateTimeField(null=True, blank=True)
+    # A push delivery goes to one browser, so each endpoint is sent and retried on its own (null once the
+    # browser is forgotten: the delivery is then abandoned).
+    push_subscription = models.ForeignKey(
+        "PushSubscription", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
 
     class Meta:
         ordering = ["id"]

@@ -36,6 +36,7 @@ from campaigns.models import (
 )
 from campaigns.policy import Member
 from characters.models import Character, CharacterStatus
+from notifications.mail import stuck_q
 from notifications.models import (
     CampaignPreference,
     CampaignReminder,
@@ -449,19 +450,28 @@ def schedule_immediate_mail(campaign: Campaign, written: Sequence[Notification])
 
 
 def schedule_push(campaign: Campaign, written: Sequence[Notification]) -> list[Delivery]:
-    """One Web Push delivery per notification whose user allowed push in some browser (push configured)."""
+    """One Web Push delivery per notification and browser where its user allowed push (push configured):
+    each endpoint is sent and retried on its own."""
     from notifications import push
 
     if not written or not push.status().enabled:
         return []
     user_ids = {n.user_id for n in written}
-    subscribed = set(PushSubscription.objects.filter(user_id__in=user_ids).values_list("user_id", flat=True))
-    held = quiet_until(subscribed)
+    browsers: dict[int, list[int]] = {}
+    for subscription_id, user_id in PushSubscription.objects.filter(user_id__in=user_ids).values_list("pk", "user_id"):
+        browsers.setdefault(user_id, []).append(subscription_id)
+    held = quiet_until(set(browsers))
     deliveries = []
     for n in written:
-        if n.user_id in subscribed:
+        for subscription_id in browsers.get(n.user_id, []):
             delivery = _delivery(
-                f"push:{n.pk}", n.user_id, campaign.pk, [n], not_before=held.get(n.user_id), channel=Channel.PUSH
+                f"push:{n.pk}:{subscription_id}",
+                n.user_id,
+                campaign.pk,
+                [n],
+                not_before=held.get(n.user_id),
+                channel=Channel.PUSH,
+                push_subscription_id=subscription_id,
             )
             if delivery is not None:
                 deliveries.append(delivery)
@@ -475,13 +485,19 @@ def _delivery(
     notifications: Sequence[Notification],
     not_before: Any = None,
     channel: str = Channel.EMAIL,
+    push_subscription_id: int | None = None,
 ) -> Delivery | None:
     """Create the delivery ``key`` (None if it exists already) and send it after commit (after
     ``not_before`` when the recipient is in their quiet hours)."""
     try:
         with transaction.atomic():
             delivery = Delivery.objects.create(
-                key=key, user_id=user_id, campaign_id=campaign_id, not_before=not_before, channel=channel
+                key=key,
+                user_id=user_id,
+                campaign_id=campaign_id,
+                not_before=not_before,
+                channel=channel,
+                push_subscription_id=push_subscription_id,
             )
     except IntegrityError:
         return None
@@ -510,6 +526,17 @@ def send_held_deliveries(now: Any = None) -> int:
     for delivery_id in due:
         tasks.send_delivery.enqueue(delivery_id)
     return len(due)
+
+
+def retry_stuck_deliveries(now: Any = None) -> int:
+    """Queue again the deliveries left ``sending`` past ``NOTIFICATION_SENDING_TIMEOUT`` (a worker killed
+    mid-send); the send claims each one again (the worker runs this periodically)."""
+    from notifications import tasks
+
+    stuck = list(Delivery.objects.filter(stuck_q(now or timezone.now())).values_list("pk", flat=True))
+    for delivery_id in stuck:
+        tasks.send_delivery.enqueue(delivery_id)
+    return len(stuck)
 
 
 def quiet_until(user_ids: Iterable[int], now: Any = None) -> dict[int, Any]:

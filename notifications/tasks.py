@@ -2,8 +2,8 @@
 
 Every task is safe to run twice: notifications are unique per ``(user, key)``, and a delivery is claimed
 (``pending``/``failed`` to ``sending``) by one conditional UPDATE before its mail leaves, then marked
-``sent``. A worker that dies between the two leaves it ``sending``: it is never sent again (at most once),
-and ``tintero_deliveries --stuck`` lists them for a human.
+``sent``. A worker that dies between the two leaves it ``sending``: once that claim is older than
+``NOTIFICATION_SENDING_TIMEOUT`` it is sent again (at least once; the resend has the same Message-ID).
 """
 
 from __future__ import annotations
@@ -41,3 +41,9 @@ def send_reminders() -> int:
 def send_held_deliveries() -> int:
     """Mail held by quiet hours, once they are over."""
     return services.send_held_deliveries()
+
+
+@task()
+def retry_stuck_deliveries() -> int:
+    """Mail whose worker died mid-send, once its claim is stale."""
+    return services.retry_stuck_deliveries()

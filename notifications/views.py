@@ -134,7 +134,10 @@ def rotate_feed(request: HttpRequest) -> HttpResponse:
 @csrf_exempt  # the signed link is the credential: mail clients POST it in one click (RFC 8058)
 @require_http_methods(["GET", "POST"])
 def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
-    signed = mail.read_unsubscribe_token(token)
+    try:
+        signed = mail.read_unsubscribe_token(token)
+    except mail.UnsubscribeLinkExpired:
+        return render(request, "notifications/unsubscribe.html", {"expired": True}, status=410)
     if signed is None:
         return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
     user = User.objects.filter(pk=signed[0]).first()
@@ -231,7 +234,12 @@ def push_subscribe(request: HttpRequest) -> JsonResponse:
         p256dh, auth = str(keys["p256dh"]), str(keys["auth"])
     except (ValueError, KeyError, TypeError):
         return JsonResponse({"error": {"code": "invalid", "message": _("Suscripción no válida.")}}, status=400)
-    if not endpoint.startswith("https://") or len(endpoint) > 1000 or len(p256dh) > 200 or len(auth) > 100:
+    if len(endpoint) > 1000 or len(p256dh) > 200 or len(auth) > 100:
         return JsonResponse({"error": {"code": "invalid", "message": _("Suscripción no válida.")}}, status=400)
-    push.subscribe(user_id=user_of(request).pk, endpoint=endpoint, p256dh=p256dh, auth=auth)
+    try:
+        push.subscribe(user_id=user_of(request).pk, endpoint=endpoint, p256dh=p256dh, auth=auth)
+    except push.EndpointRefused as refused:
+        return JsonResponse({"error": {"code": "invalid", "message": str(refused)}}, status=400)
+    except push.EndpointTaken as taken:
+        return JsonResponse({"error": {"code": "push_endpoint_taken", "message": str(taken)}}, status=409)
     return JsonResponse({"subscribed": True}, status=201)

@@ -35,16 +35,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-        # Log-in failure counts live in memory in tests (never in a shared Redis) and start empty in each test.
-        settings.CACHES = {**settings.CACHES, "throttle": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+        # Rate-limit counts live in the test database in tests (never in a shared Redis), so they start
+        # empty in each test; tests/accounts/test_throttle_processes.py counts in Redis in its own processes.
+        settings.THROTTLE_REDIS_URL = ""
 
 
 @pytest.fixture(autouse=True)
-def _fresh_login_throttle(request: pytest.FixtureRequest) -> None:
+def _fresh_caches(request: pytest.FixtureRequest) -> None:
     if request.config.pluginmanager.hasplugin("django"):
         from django.core.cache import caches
 
-        caches["throttle"].clear()
         # Rendered posts, fields and thread pages are keyed by what they show, but ids come back after a
         # test's rollback: each test starts without another test's fragments and pages.
         caches["fragments"].clear()

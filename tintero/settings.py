@@ -6,6 +6,7 @@ Production: DATABASE_URL (PostgreSQL) + REDIS_URL (channels-redis) + SECRET_KEY,
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tempfile
 from pathlib import Path
@@ -203,7 +204,6 @@ else:
 
 # --- Caches --------------------------------------------------------------------------------------
 THREAD_PAGE_CACHE_ENTRIES = env_int("THREAD_PAGE_CACHE_ENTRIES", 300)
-# "throttle" holds the log-in failure counts: in Redis when there is one, so every worker shares them.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     # Rendered posts, rolls and composer fields (campaigns.post_fragments, rolls.roll_fragments,
@@ -223,11 +223,6 @@ CACHES = {
         "TIMEOUT": 3_600,
         "OPTIONS": {"MAX_ENTRIES": max(1, THREAD_PAGE_CACHE_ENTRIES)},
     },
-    "throttle": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": "tintero"}
-        if REDIS_URL
-        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
-    ),
 }
 
 # --- Accounts ------------------------------------------------------------------------------------
@@ -235,10 +230,16 @@ AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:login"
 LOGIN_REDIRECT_URL = "campaigns:home"
 LOGOUT_REDIRECT_URL = "campaigns:home"
-# Log-in throttling (accounts/throttle.py): failed log-ins allowed per account and per client address in
-# each window of LOGIN_THROTTLE_WINDOW seconds, on the log-in page and POST /api/auth/token/ alike.
+# Log-in throttling (accounts/throttle.py, counted in Redis when there is one, else in the database):
+# attempts allowed per account and per client address in each window of LOGIN_THROTTLE_WINDOW seconds, on
+# the log-in page and POST /api/auth/token/ alike; an attempt from a device the user logged in from before
+# (its signed device cookie, LOGIN_DEVICE_COOKIE_DAYS) counts against that device only.
+# Where rate limits count: this Redis (REDIS_URL unless set apart; empty: the database).
+THROTTLE_REDIS_URL = env_str("THROTTLE_REDIS_URL", REDIS_URL)
 LOGIN_THROTTLE_ACCOUNT = env_int("LOGIN_THROTTLE_ACCOUNT", 10)
 LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
+LOGIN_THROTTLE_DEVICE = env_int("LOGIN_THROTTLE_DEVICE", 10)
+LOGIN_DEVICE_COOKIE_DAYS = env_int("LOGIN_DEVICE_COOKIE_DAYS", 365)
 LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
 # Days an API token lives after it is issued (0: until revoked). A password change revokes every token.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
@@ -337,15 +338,40 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 NOTIFICATION_EMAIL_DEFAULT = env_str("NOTIFICATION_EMAIL_DEFAULT", "immediate")
 # Attempts at sending one mail before it is abandoned (retries wait 1, 2, 4... minutes).
 NOTIFICATION_MAIL_ATTEMPTS = env_int("NOTIFICATION_MAIL_ATTEMPTS", 4)
+# Days an unsubscribe link in a mail works; an older one shows a page that says so and links the settings.
+NOTIFICATION_UNSUBSCRIBE_DAYS = env_int("NOTIFICATION_UNSUBSCRIBE_DAYS", 90)
+# Seconds a delivery may stay "sending" before it counts as stuck (its worker died mid-send) and is sent
+# again, with the same Message-ID. Below TASK_STALE_SECONDS, so the re-run of the dead worker's task sends it.
+NOTIFICATION_SENDING_TIMEOUT = env_int("NOTIFICATION_SENDING_TIMEOUT", 10 * 60)
 # Web Push (pywebpush): disabled, with a clear status, while these are unset.
 VAPID_PUBLIC_KEY = env_str("VAPID_PUBLIC_KEY")
 VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
 VAPID_SUBJECT = env_str("VAPID_SUBJECT", "mailto:tintero@localhost")
+# The push services a browser's endpoint may point at, by host suffix (FCM, Mozilla autopush, Apple, Windows
+# WNS): any other endpoint is refused, and these only while they resolve to public addresses.
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    [
+        "fcm.googleapis.com",
+        "android.googleapis.com",
+        "push.services.mozilla.com",
+        "push.apple.com",
+        "notify.windows.com",
+    ],
+)
 
 # --- Security ------------------------------------------------------------------------------------
 SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", default=not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if env_bool("BEHIND_PROXY") else None
+# Addresses or networks of the reverse proxies in front of the app: X-Forwarded-For is believed only on a
+# request whose peer is one of them (accounts.throttle.client_address); anyone else's header is ignored.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is not an address or a network") from None
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 # HTTPS: redirect plain HTTP (off by default: a proxy usually does it) and HSTS (seconds; 0 = off).

@@ -183,3 +183,17 @@ def test_racing_duplicate_invitations_are_a_400(table: Table) -> None:
         )
     assert_error(response, 400, "user")
     assert Invitation.objects.filter(user=user).count() == 1
+
+
+def test_a_member_id_beyond_64_bits_is_a_404_on_pages_and_api(table: Table) -> None:
+    """SQLite's driver raised OverflowError on the foreign-key lookup: a 500."""
+    api = _client(table.gm)
+    members = f"/api/campaigns/{table.campaign.pk}/members/"
+    for user_id in (BIG, 2**63, 10**30):
+        assert_error(api.patch(f"{members}{user_id}/", {"role": "player"}, format="json"), 404)
+        assert_error(api.delete(f"{members}{user_id}/"), 404)
+        page = Client()
+        page.force_login(table.gm)
+        pages = f"/campaigns/{table.campaign.pk}/members/{user_id}/"
+        assert page.post(f"{pages}remove/").status_code == 404
+        assert page.post(f"{pages}role/", {"role": "player"}).status_code == 404

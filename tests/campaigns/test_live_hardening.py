@@ -4,6 +4,7 @@ a client without Origin is accepted only when it authenticates by token, never b
 from __future__ import annotations
 
 import pytest
+from django.test import override_settings
 
 from accounts.services import issue_token
 from tests.campaigns.test_live_consumer import (
@@ -15,6 +16,7 @@ from tests.campaigns.test_live_consumer import (
     session_cookie,
 )
 from tests.personas import Table
+from tintero.ws_auth import origin_allowed
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -66,3 +68,41 @@ async def test_a_foreign_origin_is_refused_even_with_a_token(private_table: Tabl
     assert not connected
     _communicator, connected, _ = await open_socket(private_table.campaign.pk, headers=[ORIGIN])
     assert connected
+
+
+@pytest.mark.parametrize(
+    "origin, host, allowed",
+    [
+        ("http://testserver", "testserver", True),
+        ("http://127.0.0.1:8000", "127.0.0.1:8000", True),
+        ("https://localhost", "localhost:443", True),
+        ("http://127.0.0.1:8001", "127.0.0.1:8000", False),  # another port of the same host: another app
+        ("http://127.0.0.1", "127.0.0.1:8000", False),
+        ("https://127.0.0.1:8000", "127.0.0.1", False),
+        ("http://evil.example", "evil.example", False),  # not one of our hosts
+        ("http://localhost:8000", "127.0.0.1:8000", False),  # another host
+        ("null", "testserver", False),
+        ("http://testserver:99999", "testserver", False),
+        ("http://testserver", None, True),  # in-process clients send no Host: default ports only
+        ("http://testserver:8001", None, False),
+    ],
+)
+def test_the_origin_must_be_this_very_host_and_port(origin: str, host: str | None, allowed: bool) -> None:
+    assert origin_allowed(origin, host) is allowed
+
+
+@override_settings(CSRF_TRUSTED_ORIGINS=["https://app.example:8443"])
+def test_a_trusted_origin_is_allowed_as_it_is_written() -> None:
+    assert origin_allowed("https://app.example:8443", "tintero.internal:8000")
+    assert not origin_allowed("https://app.example:9443", "tintero.internal:8000")
+
+
+async def test_a_socket_from_another_port_of_the_same_host_is_refused(private_table: Table) -> None:
+    cookie = await run(session_cookie, user=private_table.player)
+    other_port = [(b"origin", b"http://127.0.0.1:8001"), (b"host", b"127.0.0.1:8000"), cookie]
+    _communicator, connected, _ = await open_socket(private_table.campaign.pk, headers=other_port)
+    assert not connected
+    same = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"), cookie]
+    communicator, connected, _ = await open_socket(private_table.campaign.pk, headers=same)
+    assert connected
+    await communicator.disconnect(timeout=SOCKET_TIMEOUT)

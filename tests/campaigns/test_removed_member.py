@@ -12,11 +12,11 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from campaigns import policy, services
-from campaigns.models import Post
+from campaigns.models import Campaign, Post
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowStatus
 from rulesets.fate_sotc.tests.scene_fixtures import SotcScene, build_scene, fp, start, step
-from tests.personas import Table
+from tests.personas import Table, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -100,3 +100,21 @@ def test_removed_player_cannot_take_a_step_through_the_service(s: SotcScene) -> 
     with pytest.raises(PermissionDenied):
         step(s.t.player, flow, "accept")
     assert fp(s.t.hero) == 10
+
+
+def test_a_removed_member_no_longer_reads_the_private_campaign_through_an_invitation(private_table: Table) -> None:
+    """The invitation they once accepted named the campaign: once removed, it no longer shows its title."""
+    guest = make_user("huesped")
+    invitation = services.invite(actor=private_table.gm, campaign=private_table.campaign, user=guest, role="reader")
+    api = APIClient()
+    api.force_authenticate(guest)
+    assert api.get(f"/api/invitations/{invitation.pk}/").status_code == 200  # pending: they are asked in
+    services.respond_to_invitation(user=guest, invitation=invitation, accept=True)
+    assert api.get(f"/api/invitations/{invitation.pk}/").status_code == 200  # a member
+    services.remove_member(actor=private_table.gm, campaign=private_table.campaign, user=guest)
+    Campaign.objects.filter(pk=private_table.campaign.pk).update(title="TITULO-NUEVO-SECRETO")
+    response = api.get(f"/api/invitations/{invitation.pk}/")
+    assert response.status_code == 404 and "TITULO-NUEVO-SECRETO" not in response.content.decode()
+    gm = APIClient()
+    gm.force_authenticate(private_table.gm)
+    assert gm.get(f"/api/invitations/{invitation.pk}/").status_code == 200

@@ -3,17 +3,22 @@ mail sent exactly once even when a task is retried, replayed or its worker dies 
 
 from __future__ import annotations
 
+import unicodedata
 from datetime import timedelta
 from typing import Any
 from unittest import mock
 
 import pytest
 from django.core import mail
+from django.core.mail import EmailMessage
 from django.test import Client, override_settings
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from campaigns import services as campaign_services
-from campaigns.models import Recipients, Voice
+from campaigns.models import Campaign, Recipients, Scene, Voice
 from notifications import mail as notification_mail
 from notifications import services
 from notifications.models import CampaignPreference, Delivery, DeliveryStatus, EmailMode
@@ -185,3 +190,88 @@ def test_digest_day_boundary_is_a_new_mail(mail_table: Table, run_tasks: Any) ->
     with run_tasks(execute=True):
         services.schedule_digests(now=timezone.now() + timedelta(days=1))
     assert len(_to("reader@example.org")) == 2
+
+
+def test_a_title_saved_with_line_breaks_never_breaks_the_mail_headers(mail_table: Table, run_tasks: Any) -> None:
+    """Titles with CR/LF are refused now, but one saved before must still be mailed, on one header line."""
+    Campaign.objects.filter(pk=mail_table.campaign.pk).update(title="Noche\r\nBcc: todos@example.org\x00")
+    Scene.objects.filter(pk=mail_table.scene.pk).update(title="Llegada\n\tfría")
+    _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    assert delivery.status == DeliveryStatus.SENT
+    (sent,) = _to("reader@example.org")
+    assert sent.subject.startswith("[Tintero] Noche Bcc: todos@example.org: ")
+    assert "Llegada fría" in sent.subject
+    headers = sent.message().as_string().split("\n\n", 1)[0].splitlines()
+    assert not sent.bcc and not [line for line in headers if line.lower().startswith("bcc")]
+
+
+def test_every_send_of_a_delivery_carries_the_same_message_id(mail_table: Table, run_tasks: Any) -> None:
+    _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    (sent,) = _to("reader@example.org")
+    expected = f"<delivery.{delivery.pk}@127.0.0.1>"
+    assert sent.message()["Message-ID"] == expected
+    assert notification_mail.message(delivery, list(delivery.notifications.all())).message()["Message-ID"] == expected
+
+
+@override_settings(NOTIFICATION_SENDING_TIMEOUT=600, NOTIFICATION_MAIL_ATTEMPTS=3)
+def test_a_delivery_stuck_in_sending_past_the_timeout_is_sent_again(mail_table: Table, run_tasks: Any) -> None:
+    """A worker killed mid-send left the delivery ``sending``: after the timeout it is sent again, once,
+    with the Message-ID it had."""
+    with mock.patch("notifications.tasks.send_delivery"):
+        _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    assert notification_mail._claim(delivery.pk)  # the worker that then died
+    assert services.retry_stuck_deliveries() == 0  # a live claim is left alone
+    send_delivery.enqueue(delivery.pk)
+    assert not _to("reader@example.org")
+    later = timezone.now() + timedelta(seconds=601)
+    assert services.retry_stuck_deliveries(now=later) == 1
+    Delivery.objects.filter(pk=delivery.pk).update(claimed_at=timezone.now() - timedelta(seconds=601))
+    with run_tasks(execute=True):
+        assert services.retry_stuck_deliveries() == 1
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.SENT and delivery.attempts == 2
+    (sent,) = _to("reader@example.org")
+    assert sent.message()["Message-ID"] == f"<delivery.{delivery.pk}@127.0.0.1>"
+    send_delivery.enqueue(delivery.pk)  # sent: a replay sends nothing
+    assert len(_to("reader@example.org")) == 1
+
+
+@override_settings(NOTIFICATION_SENDING_TIMEOUT=600, NOTIFICATION_MAIL_ATTEMPTS=2)
+def test_a_stuck_delivery_out_of_attempts_is_not_sent_again(mail_table: Table, run_tasks: Any) -> None:
+    with mock.patch("notifications.tasks.send_delivery"):
+        _post(mail_table, run_tasks, "@reader mira")
+    delivery = Delivery.objects.get(user=mail_table.reader)
+    Delivery.objects.filter(pk=delivery.pk).update(
+        status=DeliveryStatus.SENDING, attempts=2, claimed_at=timezone.now() - timedelta(hours=1)
+    )
+    assert services.retry_stuck_deliveries() == 0
+    send_delivery.enqueue(delivery.pk)
+    assert not _to("reader@example.org")
+
+
+@override_settings(NOTIFICATION_UNSUBSCRIBE_DAYS=90)
+def test_an_unsubscribe_link_expires_and_its_page_says_so(mail_table: Table) -> None:
+    issued = timezone.now() - timedelta(days=91)
+    with mock.patch("django.core.signing.time.time", return_value=issued.timestamp()):
+        old = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk)
+    url = old.removeprefix("http://127.0.0.1:8000")
+    for response in (Client().get(url), Client().post(url)):
+        assert response.status_code == 410
+        page = response.content.decode()
+        assert "ha caducado" in page and 'href="/avisos/"' in page
+    assert not CampaignPreference.objects.exists()
+    fresh = notification_mail.unsubscribe_url(mail_table.reader.pk, mail_table.campaign.pk)
+    assert Client().post(fresh.removeprefix("http://127.0.0.1:8000")).status_code == 200
+
+
+@given(text=st.text(max_size=300))
+@hypothesis_settings(max_examples=60, deadline=None)
+def test_header_text_is_always_one_safe_header_line(text: str) -> None:
+    subject = notification_mail.header_text(text)
+    assert len(subject) <= 200
+    assert not any(unicodedata.category(char) in {"Cc", "Zl", "Zp"} for char in subject)
+    assert subject == subject.strip()
+    EmailMessage(subject=subject, body="x", to=["a@example.org"]).message()  # never BadHeaderError

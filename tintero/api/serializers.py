@@ -39,6 +39,7 @@ from campaigns.models import (
     SceneStatus,
     Visibility,
     Voice,
+    validate_single_line,
 )
 from campaigns.policy import Viewer
 from rolls.services import MAX_ROLLS_PER_POST
@@ -149,7 +150,7 @@ class MeSerializer(serializers.ModelSerializer):
 
 
 class CampaignCreateIn(serializers.Serializer):
-    title = serializers.CharField(max_length=120)
+    title = serializers.CharField(max_length=120, validators=[validate_single_line])
     ruleset = serializers.ChoiceField(choices=[], help_text="A registered ruleset's key (see /api/rulesets/).")
     introduction = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     synopsis = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
@@ -177,7 +178,7 @@ class CampaignCreateIn(serializers.Serializer):
 
 
 class CampaignUpdateIn(CampaignCreateIn):
-    title = serializers.CharField(max_length=120, required=False)
+    title = serializers.CharField(max_length=120, validators=[validate_single_line], required=False)
     ruleset = serializers.ChoiceField(choices=[], required=False)
 
 
@@ -310,7 +311,7 @@ class IdListField(serializers.Field):
 
 
 class SceneCreateIn(serializers.Serializer):
-    title = serializers.CharField(max_length=120)
+    title = serializers.CharField(max_length=120, validators=[validate_single_line])
     description = serializers.CharField(required=False, allow_blank=True, max_length=20_000, default="")
     access = serializers.ChoiceField(choices=SceneAccess.choices, default=SceneAccess.ALL_MEMBERS)
     readers = serializers.ListField(child=id_field(), required=False, help_text="User ids who may read (listed).")
@@ -318,7 +319,7 @@ class SceneCreateIn(serializers.Serializer):
 
 
 class SceneUpdateIn(SceneCreateIn):
-    title = serializers.CharField(max_length=120, required=False)
+    title = serializers.CharField(max_length=120, validators=[validate_single_line], required=False)
     description = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     access = serializers.ChoiceField(choices=SceneAccess.choices, required=False)
 

@@ -62,6 +62,7 @@ class Command(BaseCommand):
             return last
         tasks.send_reminders.enqueue()
         tasks.send_held_deliveries.enqueue()
+        tasks.retry_stuck_deliveries.enqueue()
         if now.hour == digest_hour:
             tasks.send_digests.enqueue()  # keyed by the day: a second worker's digests send nothing twice
         return now
