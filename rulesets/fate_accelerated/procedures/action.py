@@ -88,6 +88,7 @@ from systems.fate_accelerated.ladder import classify
 from systems.fate_accelerated.outcomes import Role
 from systems.fate_accelerated.resolution import Settlement, apply_advantage, settle_action
 from systems.fate_accelerated.rolls import ActionRoll, InvokeEffect, InvokePayment, RollPhase
+from systems.fate_accelerated.sheet import SceneStatus
 from systems.fate_accelerated.stress import absorption_options, validate_absorption
 from systems.registry import Names
 
@@ -667,6 +668,28 @@ def _booked_on(
     return "action", defend
 
 
+def _status_of(table: Table, character: CharacterFacts | None) -> SceneStatus:
+    """The invoker's place in the scene: a character taken out or who conceded invokes nothing (§5.4, §5.6).
+    The GM invoking as themselves is always in the scene."""
+    if character is None:
+        return SceneStatus.ACTIVE
+    try:
+        return SceneStatus(character.sheet.get("scene_status", SceneStatus.ACTIVE.value))
+    except ValueError:
+        return SceneStatus.ACTIVE
+
+
+def _no_invoker_in_scene(state: ActionState, table: Table, viewer: Viewer | None) -> Names | None:
+    """A player whose every character here was taken out or conceded has nobody to invoke with (§5.4, §5.6);
+    the GM always invokes (as the GM side)."""
+    if viewer is None or policy.may_run_gm_procedure(viewer):
+        return None
+    mine = [c for c in table.characters.values() if c.approved and policy.controls_character(viewer, c)]
+    if not mine or any(_status_of(table, c) is SceneStatus.ACTIVE for c in mine):
+        return None
+    return words(lambda: _("Tus personajes están fuera de la escena: no pueden invocar aspectos."))
+
+
 def _invoke(given: StepInput[ActionState, InvokeParams]) -> Outcome[ActionState]:
     state, table, viewer, p = given.state, given.table, given.viewer, given.params
     ref = picked(p.aspect, aspect_choices(table, viewer, aspects_of))
@@ -693,6 +716,7 @@ def _invoke(given: StepInput[ActionState, InvokeParams]) -> Outcome[ActionState]
         holder_consents=consents,
         settings=fae_settings(table),
         opposing=opposing,
+        invoker_status=_status_of(table, character),
     )
     ledger = _payment_ledger(table, p, aspect, character, fp)
     update: dict[str, Any] = {}
@@ -1290,6 +1314,7 @@ ACTION: Procedure[ActionState] = Procedure(
             awaited=False,
             form="fate_accelerated/steps/invoke.html",
             choices=invoke_choices,
+            unavailable=_no_invoker_in_scene,
         ),
         Step(
             key="veto",
