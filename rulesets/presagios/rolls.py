@@ -225,6 +225,18 @@ class PresagiosRollBinding:
             return gm_kinds
         return kind == ROLL
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        models: dict[str, type[BaseModel]] = {ROLL: RollChoice, CHALLENGE: ChallengeChoice, CONFLICT: ConflictChoice}
+        if kind not in models:
+            raise RulesError(
+                "unknown_roll_kind",
+                f"«{kind}» no es una tirada de Presagios.",
+                f"'{kind}' is not a Presagios roll kind.",
+            )
+        return models[kind]
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         if kind == CONFLICT:
             choice = ConflictChoice.model_validate(data)
