@@ -197,7 +197,10 @@ def test_hidden_scene_aspects_cannot_be_tagged_without_knowing_them(s: SotcScene
     roll = posted_roll(s, ZERO, skill="stealth", difficulty=2)
     flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
     assert f"scene:{hidden.pk}" not in offered_values(s.t.player, s, flow, "invoke", "aspect")
-    assert f"scene:{hidden.pk}" in offered_values(s.gm, s, flow, "invoke", "aspect")
+    # The GM invokes on an NPC's roll (never on a player's): there the hidden aspect is offered.
+    npc_roll = posted_roll(s, ZERO, author=s.gm, character=s.t.npc, skill="weapons", difficulty=2)
+    npc_flow = start(s.gm, s.scene, "invocation", roll=npc_roll.pk)
+    assert f"scene:{hidden.pk}" in offered_values(s.gm, s, npc_flow, "invoke", "aspect")
     refused(s, s.t.player, flow, "invoke", "aspect_not_offered", aspect=f"scene:{hidden.pk}")
 
 
@@ -469,3 +472,17 @@ def test_only_a_tag_for_effect_names_an_instigator_and_never_the_target(s: SotcS
         start(s.gm, s.scene, "compel", **params, instigator=s.t.hero.pk)
     assert info.value.code == "instigator_is_target"
     assert not Flow.objects.exists()
+
+
+def test_a_window_between_two_players_offers_the_gm_no_side_step(s: SotcScene) -> None:
+    """Found by tests/rulesets/test_offered_means_legal.py: the GM was offered invoke, guess and advantage on
+    a roll between two PCs, then refused ``not_your_side`` whatever they sent. A GM speaks for NPC sides only."""
+    flow = attack(s, ZERO + ZERO)
+    offered = {a.step for a in flow_views(policy.viewer_for(s.gm, s.t.campaign), [flow], "es")[0].actions}
+    assert offered.isdisjoint({"invoke", "guess", "advantage"}) and "close" in offered
+    npc = start(
+        s.gm, s.scene, "attack", dice=ZERO + ZERO,
+        attacker=s.t.npc.pk, skill="weapons", defender=s.t.hero.pk, defense_skill="athletics",
+    )  # fmt: skip
+    offered = {a.step for a in flow_views(policy.viewer_for(s.gm, s.t.campaign), [npc], "es")[0].actions}
+    assert {"invoke", "guess", "advantage"} <= offered
