@@ -42,6 +42,9 @@ def pydantic_to_validation_error(exc: PydanticValidationError, field: str) -> Va
     lines = []
     for err in exc.errors():
         where = ".".join(str(part) for part in err["loc"])
+        if err["type"] == "extra_forbidden":  # a key the model does not read: refused by name, never dropped
+            lines.append(_("Parámetro desconocido: «%(key)s».") % {"key": where})
+            continue
         lines.append(f"{where}: {err['msg']}" if where else str(err["msg"]))
     return ValidationError({field: lines})
 

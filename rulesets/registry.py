@@ -172,6 +172,12 @@ def plugins() -> dict[str, RulesetPlugin]:
     return dict(_PLUGINS)
 
 
+def procedure_params_schemas(key: str) -> dict[str, Any]:
+    """Every procedure of a game with the JSON schema of its opening's and steps' params, by procedure key
+    (``{"conflict": {"opening": {...}, "steps": {"hope": {...}}}}``), for the API's published document."""
+    return {name: procedure.params_schemas() for name, procedure in plugin(key).procedures.items()}
+
+
 def rules(key: str) -> Ruleset:
     """The pure rules of a game (shorthand for ``plugin(key).rules``)."""
     return plugin(key).rules

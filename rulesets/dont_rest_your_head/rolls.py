@@ -82,6 +82,12 @@ class LeaderChoices(BaseModel):
     flow: int | None = Field(None, ge=1)
 
 
+class HelperChoices(HelperRollRequest):
+    """A helper's roll: the rules' request plus the conflict it belongs to (the conflict flow sends it)."""
+
+    flow: int | None = Field(None, ge=1)
+
+
 class PainChoices(BaseModel):
     model_config = _FROZEN
 
@@ -222,6 +228,24 @@ class DontRestYourHeadRollBinding:
 
     # --- prepare ------------------------------------------------------------------------------------
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        models: dict[str, type[BaseModel]] = {
+            LEADER: LeaderChoices,
+            HELPER: HelperChoices,
+            PAIN: PainChoices,
+            SCAR_REROLL: ScarRerollChoices,
+            CONFLICT: ConflictChoices,
+        }
+        if kind not in models:
+            raise RulesError(
+                "unknown_roll_kind",
+                f"«{kind}» no es una tirada de No te Duermas.",
+                f"'{kind}' is not a roll kind of Don't Rest Your Head.",
+            )
+        return models[kind]
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         preparers = {
             LEADER: self._prepare_leader,
@@ -272,7 +296,7 @@ class DontRestYourHeadRollBinding:
         return Prepared(request=dice, public=public)
 
     def _prepare_helper(self, data: JSON, sheet: JSON | None, s: Settings) -> Prepared:
-        helper = HelperRollRequest.model_validate({k: v for k, v in data.items() if k != "flow"})
+        helper = HelperChoices.model_validate(data)
         if helper.talent_use or helper.madness_talent:
             refuse("HELPER_NO_TALENTS")
         pc = protagonist(sheet, s)

@@ -59,6 +59,12 @@ class ActionChoice(BaseModel):
     dice: int | None = Field(None, ge=1, le=30)  # without a character: the pool the GM sets (an NPC)
 
 
+class OrderRollChoice(BaseModel):
+    """The order roll takes no choice: anything sent is refused, never dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class FistChoice(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -284,6 +290,20 @@ class EventRollBinding:
         # The fist tie-break is rolled by the server inside a desafío (as whoever's step closed the reveal).
         return kind in KINDS
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        models: dict[str, type[BaseModel]] = {
+            ACTION: ActionChoice,
+            FIST_TIEBREAK: FistChoice,
+            ORDER_ROLL: OrderRollChoice,
+        }
+        if kind not in models:
+            raise RulesError(
+                "unknown_roll_kind", f"«{kind}» no es una tirada de Event.", f"'{kind}' is not an Event roll."
+            )
+        return models[kind]
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         return by_the_rules(lambda: self._prepare(kind, data, sheet, settings))
 
@@ -320,6 +340,7 @@ class EventRollBinding:
             tiebreak = FistTiebreakRequest(side=fist.side, counts=fist.counts)
             return Prepared(request=tiebreak, public={**tiebreak.model_dump(mode="json"), "names": fist.names})
         if kind == ORDER_ROLL:
+            OrderRollChoice.model_validate(data)
             return Prepared(request=OrderRollRequest(), public={})
         raise RulesError("unknown_roll_kind", f"«{kind}» no es una tirada de Event.", f"'{kind}' is not an Event roll.")
 

@@ -105,6 +105,19 @@ class FateAcceleratedRollBinding:
             return gm_kinds  # a quick GM roll for a mook or an NPC group
         return kind in ACTION_KINDS
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        if kind == FATE_DICE:
+            return FateDiceChoice
+        if kind not in ACTION_KINDS:
+            raise RulesError(
+                "unknown_roll_kind",
+                f"«{kind}» no es una tirada de Fate Acelerado.",
+                f"'{kind}' is not a Fate Accelerated roll kind.",
+            )
+        return ActionChoice
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         s = _settings(settings)
         if kind == FATE_DICE:

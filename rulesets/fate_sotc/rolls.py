@@ -123,6 +123,13 @@ class FateSotcRollBinding:
     def kind_allowed(self, kind: str, *, gm_kinds: bool) -> bool:
         return kind in KINDS
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        if kind not in KINDS:
+            raise _error("unknown_roll_kind", "Tipo de tirada desconocido.", "Unknown roll kind.")
+        return RollData
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         if kind not in KINDS:
             raise _error("unknown_roll_kind", "Tipo de tirada desconocido.", "Unknown roll kind.")

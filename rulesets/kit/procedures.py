@@ -342,6 +342,14 @@ class Procedure(Generic[S]):
                 blocked.append(Waiting(step.key, GM in actors, users, words))
         return ready or blocked
 
+    def params_schemas(self) -> JSON:
+        """The JSON schema of the opening's params and of each step's, by step key: what a client may send
+        (every model refuses keys it does not read: ``additionalProperties`` is false)."""
+        return {
+            "opening": self.opening.params.model_json_schema(),
+            "steps": {step.key: step.params.model_json_schema() for step in self.steps},
+        }
+
     def load_state(self, data: JSON) -> S:
         return self.state.model_validate(data)
 

@@ -225,13 +225,28 @@ class PresagiosRollBinding:
             return gm_kinds
         return kind == ROLL
 
+    def input_model(self, kind: str) -> type[BaseModel]:
+        """What a post's roll ``data`` accepts for ``kind``, exactly (unknown keys are refused): the rolls
+        service validates with it and /api/rulesets/ publishes its JSON schema."""
+        models: dict[str, type[BaseModel]] = {ROLL: RollChoice, CHALLENGE: ChallengeChoice, CONFLICT: ConflictChoice}
+        if kind not in models:
+            raise RulesError(
+                "unknown_roll_kind",
+                f"«{kind}» no es una tirada de Presagios.",
+                f"'{kind}' is not a Presagios roll kind.",
+            )
+        return models[kind]
+
     def prepare(self, kind: str, data: JSON, sheet: JSON | None, settings: BaseModel | None) -> Prepared:
         if kind == CONFLICT:
             choice = ConflictChoice.model_validate(data)
+            for key, side in (("a", choice.a), ("b", choice.b)):
+                if side.current < 0:  # below zero is out of the story (A-AMB-09); exactly 0 rolls no dice
+                    raise reject("NOT_IN_STORY", side=key)
             request = ConflictRequest.model_validate(
                 {
-                    "a": {**choice.a.model_dump(exclude={"name"}), "current": max(choice.a.current, 0)},
-                    "b": {**choice.b.model_dump(exclude={"name"}), "current": max(choice.b.current, 0)},
+                    "a": choice.a.model_dump(exclude={"name"}),
+                    "b": choice.b.model_dump(exclude={"name"}),
                 }
             )
             sides: JSON = {"a": choice.a.model_dump(mode="json"), "b": choice.b.model_dump(mode="json")}

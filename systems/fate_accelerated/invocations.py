@@ -37,10 +37,14 @@ def invoke(
     invoker_status: SceneStatus = SceneStatus.ACTIVE,
     fp_recipient: str = GM,
     settings: FaeSettings | None = None,
+    opposing: ActionRoll | None = None,
 ) -> InvocationResult:
     """Invoke ``aspect`` on ``roll`` (the roll whose number changes: for ``aid_ally`` the ally's roll,
     for ``oppose`` the opponent's roll against a fixed difficulty, or the roll serving as the
     opponent's target in a contest).
+
+    ``opposing``: in a contest, the roll an ``oppose`` invocation is aimed at, while ``roll`` is the other
+    side's roll that books its +2 (A-11); who may oppose is judged against ``opposing``'s actor.
 
     ``invoker_fate_points`` is the invoker's FP (None = the GM without a pool: unlimited).
     ``fp_recipient`` is who receives a paid FP: the GM, or the target PC under
@@ -83,7 +87,23 @@ def invoke(
             "Explica cómo te ayuda el aspecto en esta situación.",
             "Explain how the aspect helps in this situation.",
         )
-    own_roll = invoker == roll.actor
+    if opposing is not None and (effect is not InvokeEffect.OPPOSE or not roll.opposed or not opposing.opposed):
+        raise RulesError(
+            "invoke_not_a_contest",
+            "Solo una oposición en un enfrentamiento se apunta en la tirada del otro bando.",
+            "Only an oppose invocation in a contest is booked on the other side's roll.",
+        )
+    if effect is InvokeEffect.OPPOSE and roll.opposed and opposing is None:
+        # In a contest the +2 lands on the roll that is the opposed roll's target: without knowing which roll
+        # is opposed, booking it here would help the very roll it was meant to oppose.
+        raise RulesError(
+            "oppose_needs_the_opposed_roll",
+            "En un enfrentamiento, di a qué tirada te opones.",
+            "In a contest, say which roll you oppose.",
+        )
+    # An oppose is judged against the roll it is aimed at, wherever its +2 is booked.
+    aimed_at = opposing if opposing is not None else roll
+    own_roll = invoker == (aimed_at.actor if effect is InvokeEffect.OPPOSE else roll.actor)
     if effect in (InvokeEffect.BONUS, InvokeEffect.REROLL) and not own_roll:
         raise RulesError(
             "invoke_effect_not_own_roll",

@@ -234,7 +234,7 @@ def test_oppose_in_a_contest_is_booked_on_the_defence(vector_id: str) -> None:
     multitud = situation_aspect("multitud", "Multitud enfurecida", SCENE)
     attack = at_total("at", BRUNO, Action.ATTACK, 4, target=ANA)
     defend = at_total("d", ANA, Action.DEFEND, 3)
-    r = inv(defend, multitud, 2, invoker=CARLA, effect=InvokeEffect.OPPOSE)
+    r = inv(defend, multitud, 2, invoker=CARLA, effect=InvokeEffect.OPPOSE, opposing=attack)
     assert r.roll.total == 5 and r.invoker_fate_points == 1
     result = settle_action(attack, r.roll)
     assert (result.outcome, result.shifts) == (Outcome.FAIL, -1)

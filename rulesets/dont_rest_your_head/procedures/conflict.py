@@ -6,7 +6,7 @@ adjustment window) and ``conflict_settle`` (choices and settlement)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -23,14 +23,18 @@ from rulesets.dont_rest_your_head.procedures.conflict_state import (
     actor,
     actors,
     chest,
+    conflict_of,
     gm_when,
     leader_actor,
     name,
+    pure_table,
 )
 from rulesets.dont_rest_your_head.sheet import is_opposition
 from rulesets.kit.procedures import Choice, NoParams, Opening, Procedure, Step
 from rulesets.kit.table import GM, Actor, Reads, Table, in_both
+from systems.dont_rest_your_head import conflict as rules
 from systems.dont_rest_your_head.conflict import ConflictState
+from systems.errors import RulesError
 from systems.registry import Names
 
 FORMS = "dont_rest_your_head/steps/"
@@ -256,6 +260,30 @@ def _after_shading(state: ConflictFlowState, table: Table, viewer: Viewer | None
     return in_both(lambda: _("El DJ ya ha ensombrecido en este conflicto: no se invocan cicatrices."))
 
 
+def _refused_by_rules(check: Callable[[], object]) -> Names | None:
+    """The rules' own refusal as the reason a step is shown disabled (None: they allow it now), so what a page
+    offers and what the step accepts are decided by one function."""
+    try:
+        check()
+    except RulesError as refused:
+        return Names(refused.message_es, refused.message_en)
+    return None
+
+
+def _minor_refused(state: ConflictFlowState, table: Table, viewer: Viewer | None = None) -> Names | None:
+    """A minor use needs exhaustion at the roll, talents on and no major use (§3.5, vector 52)."""
+    c = conflict_of(state, None)  # the window's pain roll is revealed: the public state is the conflict
+    if c.leader is None:
+        return None
+    return _refused_by_rules(lambda: rules.declare_minor_use(pure_table(table, c), str(c.leader), gm_confirms=True))
+
+
+def _resolve_refused(state: ConflictFlowState, table: Table, viewer: Viewer | None = None) -> Names | None:
+    """After the GM's own shading the player answers first, until the campaign's timeout (§5.2)."""
+    c = conflict_of(state, None)
+    return _refused_by_rules(lambda: rules.gm_resolve(pure_table(table, c), window.timed_out(state, table)))
+
+
 CONFLICT: Procedure[ConflictFlowState] = Procedure(
     key="conflict",
     title=gettext_lazy("Conflicto"),
@@ -337,6 +365,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             who=_may_minor,
             run=window.minor_use,
             awaited=False,
+            unavailable=_minor_refused,
         ),
         Step(
             key="confirm_minor",
@@ -413,6 +442,7 @@ CONFLICT: Procedure[ConflictFlowState] = Procedure(
             who=lambda s: gm_when(_in_window(s)),
             run=window.resolve,
             awaited=False,
+            unavailable=_resolve_refused,
         ),
         Step(
             key="choose",

@@ -32,6 +32,7 @@ from rulesets.dont_rest_your_head.sheet import dump_conflict
 from rulesets.kit.procedures import FollowUp, LedgerOp, NoParams, Outcome, RecordLine, StepInput
 from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import RollSpec
+from rulesets.kit.table import Table as Loaded
 from rulesets.kit.table import in_both
 from systems.dice import ScriptedDice
 from systems.dont_rest_your_head import conflict as rules
@@ -297,14 +298,18 @@ def _closed(before: Conflict, table: Table) -> list[RecordLine]:
     return []
 
 
+def timed_out(state: ConflictFlowState, loaded: Loaded) -> bool:
+    """Whether the campaign's timeout has passed since the last change (the GM may then force the close)."""
+    since = state.last_change_at
+    timeout = timedelta(hours=settings(loaded).adjustment_timeout_hours)
+    return since is not None and timezone.now() - since >= timeout
+
+
 def resolve(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[ConflictFlowState]:
     state = given.state
     _no_pending_scar(state)
     c = conflict_of(state, given.secret)
-    since = state.last_change_at
-    timeout = timedelta(hours=settings(given.table).adjustment_timeout_hours)
-    timed_out = since is not None and timezone.now() - since >= timeout
-    table = rules.gm_resolve(pure_table(given.table, c), timed_out)
+    table = rules.gm_resolve(pure_table(given.table, c), timed_out(state, given.table))
     return step_outcome(state, table, given.table, _closed(c, table))
 
 

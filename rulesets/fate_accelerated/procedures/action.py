@@ -88,6 +88,7 @@ from systems.fate_accelerated.ladder import classify
 from systems.fate_accelerated.outcomes import Role
 from systems.fate_accelerated.resolution import Settlement, apply_advantage, settle_action
 from systems.fate_accelerated.rolls import ActionRoll, InvokeEffect, InvokePayment, RollPhase
+from systems.fate_accelerated.sheet import SceneStatus
 from systems.fate_accelerated.stress import absorption_options, validate_absorption
 from systems.registry import Names
 
@@ -539,7 +540,8 @@ class InvokeParams(BaseModel):
     payment: InvokePayment = InvokePayment.FATE_POINT
     justification: str = Field(min_length=1, max_length=500)
     character: int | None = None  # the invoker's character (default: yours in this roll)
-    roll: Side | None = None  # whose number changes (aid/oppose); default: the invoker's side
+    # The roll helped (bonus, reroll, aid), or for an oppose the roll opposed (default: the other side's).
+    roll: Side | None = None
     grant_holder: int | None = None  # an ally's free invocation on a sheet aspect, lent by whoever controls it
 
 
@@ -646,14 +648,54 @@ def _payment_ledger(
     return []
 
 
+def _booked_on(
+    p: InvokeParams, invoker: str, roll: ActionRoll, defend: ActionRoll | None
+) -> tuple[Side, ActionRoll | None]:
+    """The roll whose number an invocation changes, and for an ``oppose`` in a contest the roll it is aimed
+    at. ``roll`` names the roll opposed for ``oppose`` (default: the other side's); otherwise the roll helped
+    (default: the invoker's side). In a contest an oppose's +2 goes on the other side's roll, whose total is
+    the opposed roll's target (A-11); against a fixed difficulty it raises the opposed roll's difficulty."""
+    if p.effect is InvokeEffect.OPPOSE:
+        aimed: Side = p.roll or ("defense" if defend is not None and roll.actor == invoker else "action")
+    else:
+        aimed = p.roll or ("defense" if defend is not None and defend.actor == invoker else "action")
+    if aimed == "defense" and defend is None:
+        raise refuse("no_defense_roll", "No hay tirada de defensa.", "There is no defence roll.")
+    if p.effect is not InvokeEffect.OPPOSE or defend is None:
+        return aimed, None
+    if aimed == "action":
+        return "defense", roll
+    return "action", defend
+
+
+def _status_of(table: Table, character: CharacterFacts | None) -> SceneStatus:
+    """The invoker's place in the scene: a character taken out or who conceded invokes nothing (§5.4, §5.6).
+    The GM invoking as themselves is always in the scene."""
+    if character is None:
+        return SceneStatus.ACTIVE
+    try:
+        return SceneStatus(character.sheet.get("scene_status", SceneStatus.ACTIVE.value))
+    except ValueError:
+        return SceneStatus.ACTIVE
+
+
+def _no_invoker_in_scene(state: ActionState, table: Table, viewer: Viewer | None) -> Names | None:
+    """A player whose every character here was taken out or conceded has nobody to invoke with (§5.4, §5.6);
+    the GM always invokes (as the GM side)."""
+    if viewer is None or policy.may_run_gm_procedure(viewer):
+        return None
+    mine = [c for c in table.characters.values() if c.approved and policy.controls_character(viewer, c)]
+    if not mine or any(_status_of(table, c) is SceneStatus.ACTIVE for c in mine):
+        return None
+    return words(lambda: _("Tus personajes están fuera de la escena: no pueden invocar aspectos."))
+
+
 def _invoke(given: StepInput[ActionState, InvokeParams]) -> Outcome[ActionState]:
     state, table, viewer, p = given.state, given.table, given.viewer, given.params
     ref = picked(p.aspect, aspect_choices(table, viewer, aspects_of))
     invoker, character = _invoker(table, viewer, state, p)
     roll, defend = _rolls(state, given.secret)
-    side: Side = p.roll or ("defense" if defend is not None and defend.actor == invoker else "action")
-    if side == "defense" and defend is None:
-        raise refuse("no_defense_roll", "No hay tirada de defensa.", "There is no defence roll.")
+    side, opposing = _booked_on(p, invoker, roll, defend)
     target_roll = defend if side == "defense" and defend is not None else roll
     aspect = _board_pure(table, ref, viewer, invoker, state) if ref.on_board else pure_aspect(table, ref)
     fp = sheet_of(table, character).fate_points if character is not None and not character.is_npc else None
@@ -673,6 +715,8 @@ def _invoke(given: StepInput[ActionState, InvokeParams]) -> Outcome[ActionState]
         grant_holder=None if ref.on_board else holder,
         holder_consents=consents,
         settings=fae_settings(table),
+        opposing=opposing,
+        invoker_status=_status_of(table, character),
     )
     ledger = _payment_ledger(table, p, aspect, character, fp)
     update: dict[str, Any] = {}
@@ -1270,6 +1314,7 @@ ACTION: Procedure[ActionState] = Procedure(
             awaited=False,
             form="fate_accelerated/steps/invoke.html",
             choices=invoke_choices,
+            unavailable=_no_invoker_in_scene,
         ),
         Step(
             key="veto",

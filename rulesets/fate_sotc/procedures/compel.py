@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 from pydantic import BaseModel, ConfigDict, Field
 
 from campaigns import policy
-from rulesets.fate_sotc.procedures.aspects import aspect_choices, parse_ref, resolve_aspect
+from rulesets.fate_sotc.procedures.aspects import aspect_choices, parse_ref, resolve_aspect, written_back
 from rulesets.fate_sotc.procedures.common import (
     Params,
     character_choices,
@@ -22,6 +22,7 @@ from rulesets.fate_sotc.procedures.common import (
     wallet_of,
 )
 from rulesets.kit.procedures import (
+    BoardChange,
     Choice,
     LedgerOp,
     NoParams,
@@ -33,7 +34,7 @@ from rulesets.kit.procedures import (
     StepInput,
 )
 from rulesets.kit.refusals import refuse
-from rulesets.kit.table import GM, Actor, Reads, Table, in_both
+from rulesets.kit.table import GM, Actor, CharacterFacts, Reads, Table, in_both
 from systems.errors import RulesError
 from systems.fate_sotc.compels import (
     Compel,
@@ -43,6 +44,7 @@ from systems.fate_sotc.compels import (
     decline_compel,
     escalate_compel,
 )
+from systems.fate_sotc.invocation import Payment, invoke_for_effect
 
 
 class CompelState(BaseModel):
@@ -55,6 +57,9 @@ class CompelState(BaseModel):
     aspect: str
     description: str = ""
     compel: Compel
+    # A tag for effect (§4.6, A9): the character whose invocation set the compel up, and paid for it.
+    instigator_id: int | None = None
+    instigator_name: str = ""
 
 
 class CompelOpen(Params):
@@ -62,6 +67,9 @@ class CompelOpen(Params):
     aspect: str = Field(min_length=1, max_length=120)  # a reference from the picker, or the aspect's words
     description: str = Field(default="", max_length=500)
     kind: CompelKind = CompelKind.GM
+    # Only for ``tag_for_effect``: who tags the aspect (never its target), and how they pay (A9).
+    instigator: int | None = None
+    payment: Payment = Payment.PAID
 
 
 def _aspect_text(given: OpeningInput[CompelOpen], character_id: int) -> str:
@@ -75,11 +83,66 @@ def _aspect_text(given: OpeningInput[CompelOpen], character_id: int) -> str:
     return aspect.text
 
 
+def _tag_for_effect(
+    given: OpeningInput[CompelOpen], target: CharacterFacts
+) -> tuple[CharacterFacts | None, list[LedgerOp], list[BoardChange]]:
+    """A player's compel on someone else's aspect is a tag for effect (§4.6, §4.9, A9): its instigator pays
+    1 PD (``player_compel_on_others_cost``) or a free invocation now, and is not refunded if it is bought off.
+    Any other kind names no instigator."""
+    chosen = given.params
+    if chosen.kind is not CompelKind.TAG_FOR_EFFECT:
+        if chosen.instigator is not None:
+            raise refuse(
+                "instigator_only_for_tag",
+                "Solo un forzado provocado con un efecto tiene instigador.",
+                "Only a tag-for-effect compel has an instigator.",
+            )
+        return None, [], []
+    if chosen.instigator is None:
+        raise refuse(
+            "instigator_required",
+            "Di qué personaje provoca el forzado (y lo paga).",
+            "Say which character sets up the compel (and pays for it).",
+        )
+    instigator = given.table.character(chosen.instigator)
+    if instigator.id == target.id:
+        raise refuse(
+            "instigator_is_target",
+            "Forzar un aspecto propio no se paga: es un forzado normal.",
+            "Compelling one's own aspect costs nothing: it is an ordinary compel.",
+        )
+    try:
+        parse_ref(chosen.aspect)
+    except RulesError:
+        raise refuse(
+            "tag_needs_a_known_aspect",
+            "Para provocar un efecto, elige un aspecto que el instigador conozca.",
+            "To tag for effect, pick an aspect the instigator knows.",
+        ) from None
+    aspect, stored = resolve_aspect(given.table, chosen.aspect, str(instigator.id))
+    wallet = wallet_of(instigator)
+    after, used = invoke_for_effect(
+        wallet,
+        str(instigator.id),
+        aspect,
+        chosen.payment,
+        gm_approved=True,
+        current_scene_id=str(given.table.scene_id),
+        settings=settings_of(given.table),
+    )
+    reason = (_("Provocar un forzado: «%(a)s»") % {"a": aspect.text})[:300]
+    paid = wallet.fate_points - after.fate_points
+    ops = [LedgerOp("invoke_effect_other", {"gm_approved": True}, instigator.id, reason) for _n in range(paid)]
+    sheet_ops, board = written_back(stored, aspect, used, chosen.payment is Payment.FREE)
+    return instigator, [*ops, *sheet_ops], board
+
+
 def open_compel(given: OpeningInput[CompelOpen]) -> Outcome[CompelState]:
     if not policy.may_run_gm_procedure(given.viewer):
         raise refuse("gm_only", "Solo el DJ ofrece un forzado.", "Only the GM offers a compel.")
     chosen = given.params
     character = given.table.character(chosen.character)
+    instigator, paid, board = _tag_for_effect(given, character)
     text = _aspect_text(given, character.id)
     compel = Compel(chosen.kind)
     state = CompelState(
@@ -90,6 +153,8 @@ def open_compel(given: OpeningInput[CompelOpen]) -> Outcome[CompelState]:
         aspect=text,
         description=chosen.description.strip(),
         compel=compel,
+        instigator_id=instigator.id if instigator else None,
+        instigator_name=instigator.name if instigator else "",
     )
     values = {"name": character.name, "aspect": text, "why": state.description}
     offer = line(
@@ -102,6 +167,14 @@ def open_compel(given: OpeningInput[CompelOpen]) -> Outcome[CompelState]:
             % values
         )
     )
+    if instigator is not None:
+        tagged = line(
+            lambda: (
+                (_("%(who)s provoca el forzado y paga por ello") if paid else _("%(who)s provoca el forzado"))
+                % {"who": instigator.name}
+            )
+        )
+        return Outcome(state=state, ledger=paid, board=board, record=[offer, tagged])
     if chosen.kind is CompelKind.OFFSCREEN:  # the GM gives the point; it cannot be refused (§4.9)
         compel, _wallet = accept_compel(compel, wallet_of(character))
         op = LedgerOp("offscreen_compel", {}, character.id, (_("Forzado fuera de escena: «%(a)s»") % {"a": text})[:300])
@@ -207,6 +280,12 @@ def opening_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequenc
             Choice(CompelKind.GM.value, _("Forzado")),
             Choice(CompelKind.OFFSCREEN.value, _("Fuera de escena")),
             Choice(CompelKind.FORESHADOW.value, _("Punto del DJ")),
+            Choice(CompelKind.TAG_FOR_EFFECT.value, _("Provocado por otro personaje (lo paga)")),
+        ],
+        "instigator": character_choices(table),
+        "payment": [
+            Choice(Payment.PAID.value, _("1 punto de destino")),
+            Choice(Payment.FREE.value, _("Invocación gratuita")),
         ],
     }
 

@@ -199,7 +199,9 @@ def _open(state: WindowState) -> bool:
 
 
 def side_actors(state: WindowState) -> set[Actor]:
-    return {GM, *(s.actor for s in state.sides.values() if s.character_id is not None)} if _open(state) else set()
+    """Whoever speaks for a side's character: its player, or the GMs for an NPC's side (a GM never acts on a
+    player's roll, so a window between two PCs offers the GMs no invocation)."""
+    return {s.actor for s in state.sides.values() if s.character_id is not None} if _open(state) else set()
 
 
 def gm_if(condition: bool) -> set[Actor]:

@@ -131,7 +131,7 @@ def test_who_may_act_follows_the_table(s: SotcScene) -> None:
     )  # fmt: skip
     state = attack.load_state(flow.state)
     assert attack.actors(state, "close") == {"gm"}
-    assert attack.actors(state, "invoke") == {"gm", s.t.player.pk, s.t.player2.pk}
+    assert attack.actors(state, "invoke") == {s.t.player.pk, s.t.player2.pk}  # two PCs: no side is the GM's
     assert attack.actors(state, "absorb") == frozenset()
     flow = step(s.gm, flow, "close")
     state = attack.load_state(flow.state)

@@ -197,7 +197,10 @@ def test_hidden_scene_aspects_cannot_be_tagged_without_knowing_them(s: SotcScene
     roll = posted_roll(s, ZERO, skill="stealth", difficulty=2)
     flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
     assert f"scene:{hidden.pk}" not in offered_values(s.t.player, s, flow, "invoke", "aspect")
-    assert f"scene:{hidden.pk}" in offered_values(s.gm, s, flow, "invoke", "aspect")
+    # The GM invokes on an NPC's roll (never on a player's): there the hidden aspect is offered.
+    npc_roll = posted_roll(s, ZERO, author=s.gm, character=s.t.npc, skill="weapons", difficulty=2)
+    npc_flow = start(s.gm, s.scene, "invocation", roll=npc_roll.pk)
+    assert f"scene:{hidden.pk}" in offered_values(s.gm, s, npc_flow, "invoke", "aspect")
     refused(s, s.t.player, flow, "invoke", "aspect_not_offered", aspect=f"scene:{hidden.pk}")
 
 
@@ -429,3 +432,57 @@ def test_gm_may_deny_the_scene_aspect(s: SotcScene) -> None:
     step(s.gm, flow, "close")
     flow = step(s.gm, flow, "deny")
     assert flow.status == FlowStatus.SETTLED and not SceneAspect.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("vector_id", "answer"),
+    [("fate-sotc-161a", "accept"), ("fate-sotc-161b", "buy_off")],
+    ids=["fate-sotc-161a", "fate-sotc-161b"],
+)
+def test_a_tag_for_effect_compel_charges_its_instigator(s: SotcScene, vector_id: str, answer: str) -> None:
+    """New vector 161 (after the spec's 160; §4.6, §4.9, A9), in its words: | 161 | Tag for effect: Jet
+    (FP 3) pays to tag Sally's aspect; the GM offers the compel (Sally FP 3). (a) Sally accepts. (b) Sally
+    declines and the GM does not escalate. (c) The same compel naming no instigator. | (a) Jet 2, Sally 4;
+    (b) Jet 2 (not refunded), Sally 2; (c) `instigator_required`, nobody pays | PROP (A9) |"""
+    set_sheet(s.t.hero, fate_points=3)
+    set_sheet(s.t.rival, fate_points=3)
+    params = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
+    with pytest.raises(RulesError) as info:
+        start(s.gm, s.scene, "compel", **params)
+    assert info.value.code == "instigator_required" and fp(s.t.rival) == 3
+    flow = start(s.gm, s.scene, "compel", **params, instigator=s.t.rival.pk)
+    assert flow.state["instigator_id"] == s.t.rival.pk and fp(s.t.rival) == 2
+    assert LedgerEntry.objects.filter(operation="invoke_effect_other", character=s.t.rival).count() == 1
+    assert any("Jet Black provoca el forzado" in text for text in lines(flow))
+    if answer == "accept":
+        step(s.t.player, flow, "accept")
+        assert (fp(s.t.rival), fp(s.t.hero)) == (2, 4)
+    else:
+        step(s.t.player, flow, "decline")
+        step(s.gm, flow, "stand")
+        assert (fp(s.t.rival), fp(s.t.hero)) == (2, 2)
+
+
+def test_only_a_tag_for_effect_names_an_instigator_and_never_the_target(s: SotcScene) -> None:
+    with pytest.raises(RulesError) as info:
+        start(s.gm, s.scene, "compel", character=s.t.hero.pk, aspect="Demasiado orgullosa", instigator=s.t.rival.pk)
+    assert info.value.code == "instigator_only_for_tag"
+    params = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
+    with pytest.raises(RulesError) as info:
+        start(s.gm, s.scene, "compel", **params, instigator=s.t.hero.pk)
+    assert info.value.code == "instigator_is_target"
+    assert not Flow.objects.exists()
+
+
+def test_a_window_between_two_players_offers_the_gm_no_side_step(s: SotcScene) -> None:
+    """Found by tests/rulesets/test_offered_means_legal.py: the GM was offered invoke, guess and advantage on
+    a roll between two PCs, then refused ``not_your_side`` whatever they sent. A GM speaks for NPC sides only."""
+    flow = attack(s, ZERO + ZERO)
+    offered = {a.step for a in flow_views(policy.viewer_for(s.gm, s.t.campaign), [flow], "es")[0].actions}
+    assert offered.isdisjoint({"invoke", "guess", "advantage"}) and "close" in offered
+    npc = start(
+        s.gm, s.scene, "attack", dice=ZERO + ZERO,
+        attacker=s.t.npc.pk, skill="weapons", defender=s.t.hero.pk, defense_skill="athletics",
+    )  # fmt: skip
+    offered = {a.step for a in flow_views(policy.viewer_for(s.gm, s.t.campaign), [npc], "es")[0].actions}
+    assert {"invoke", "guess", "advantage"} <= offered

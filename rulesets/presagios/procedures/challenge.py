@@ -580,6 +580,13 @@ def _retry_unavailable(state: ChallengeState, table: Table, viewer: policy.Viewe
     return c.retry_unpayable(table, state.character_id)
 
 
+def _danger_unavailable(state: ChallengeState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    """Danger costs 1 threat below 8 (A-AMB-26): with none to pay the button says so (the difficulty, sealed
+    apart, plays no part)."""
+    rt = c.rules_table(table, [state.character_id])
+    return c.refused_words(lambda: ch.declare_dangerous(state.machine, rt, c.rules_of(table)))
+
+
 def _force_unavailable(state: ChallengeState, table: Table, viewer: policy.Viewer | None) -> Names | None:
     return c.quality_unpayable(table, viewer)
 
@@ -642,6 +649,7 @@ CHALLENGE: Procedure[ChallengeState] = Procedure(
             who=_who_declare,
             run=_declare,
             awaited=False,
+            unavailable=_danger_unavailable,
         ),
         Step(
             key="finalize", label=gettext_lazy("Cerrar el resultado"), params=NoParams, who=_who_finalize, run=_finalize

@@ -21,6 +21,7 @@ from rulesets.kit.refusals import refuse
 from rulesets.kit.table import GM, Actor, CharacterFacts, Table, in_both
 from rulesets.presagios.rolls import characteristic_label, dice_text, load_sheet, settings_of
 from rulesets.presagios.sheet import BINDING as SHEET_BINDING
+from systems.errors import RulesError
 from systems.presagios.damage import DamageOutcome
 from systems.presagios.dice import CoreRoll
 from systems.presagios.qualities import Force, QualityActivation
@@ -301,6 +302,16 @@ def own_main_characters(table: Table, viewer: policy.Viewer) -> list[CharacterFa
 
 def no_threat() -> Names:
     return in_both(lambda: _("No quedan puntos de amenaza."))
+
+
+def refused_words(check: Callable[[], object]) -> Names | None:
+    """The rules' own refusal as the reason a step is shown disabled (None: they allow it now), so what a page
+    offers and what the step accepts are decided by one function."""
+    try:
+        check()
+    except RulesError as refused:
+        return Names(refused.message_es, refused.message_en)
+    return None
 
 
 def retry_unpayable(table: Table, character_id: int) -> Names | None:

@@ -174,6 +174,12 @@ def _who_force(s: ConflictState) -> set[Actor]:
     return {GM, *s.players} if _at(s, Stage.RESPONSE) and s.machine.forced_winner is None else set()
 
 
+def _danger_unavailable(state: ConflictState, table: Table, viewer: policy.Viewer | None) -> Names | None:
+    """Danger costs 1 threat below 8 unless against a monstruo (A-AMB-26, A-AMB-27)."""
+    rt = c.rules_table(table, _ids(state))
+    return c.refused_words(lambda: cf.declare_dangerous(state.machine, rt, c.rules_of(table)))
+
+
 def _force_unavailable(state: ConflictState, table: Table, viewer: policy.Viewer | None) -> Names | None:
     return c.quality_unpayable(table, viewer)
 
@@ -741,6 +747,7 @@ CONFLICT: Procedure[ConflictState] = Procedure(
             who=_who_declare,
             run=_declare,
             awaited=False,
+            unavailable=_danger_unavailable,
         ),
         Step(
             key="finalize",

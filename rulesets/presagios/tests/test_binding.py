@@ -19,6 +19,7 @@ from rulesets.presagios.rolls import BINDING
 from rulesets.presagios.tests.rolls_fixtures import RollsTable, build, set_sheet
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
+from tests.systems.vectors import vector
 
 GM_POWERS = RollPowers(gm_kinds=True, secret_rolls=True, secret_difficulty=True, npc_dice=True)
 PLAYER_POWERS = RollPowers(gm_kinds=False, secret_rolls=False, secret_difficulty=False, npc_dice=False)
@@ -120,6 +121,19 @@ def test_a_quick_conflict_draws_every_pair_and_strikes_the_tied_ones(t: RollsTab
     faces = BINDING.faces("conflict", roll.result)
     assert [(f.face, f.counts) for f in faces] == [(4, False), (4, False), (3, True), (5, True)]
     assert roll.summary_es == "Conflicto: Lucía 3 vs Hugo 5 · 1 empate(s) repetido(s) · gana Hugo"
+
+
+@vector("presagios-67")
+def test_a_quick_conflict_with_a_side_out_of_the_story_is_refused(t: RollsTable, vector_id: str) -> None:
+    """New vector 67 (after the spec's 66), in its words: | 67 | A GM's conflict post with a side whose
+    current value is −2 | rejected `NOT_IN_STORY` (A-AMB-09: below zero is out). No dice are rolled |"""
+    inside = {"kind": "principal", "current": 2, "tool_dice": 0, "trait_bonus": 0}
+    for out in ({**inside, "current": -2}, {**inside, "current": -1}):
+        data = {"a": {"name": "Lucía", **inside}, "b": {"name": "Hugo", **out}}
+        with pytest.raises(RulesError) as exc:
+            roll_with(t, t.gm, RollSpec(kind="conflict", data=data), [4, 4, 3, 5])
+        assert exc.value.code == "NOT_IN_STORY" and exc.value.details == {"side": "b"}
+    assert not t.scene.posts.exists()
 
 
 # --- The composer's builder ------------------------------------------------------------------------

@@ -14,7 +14,15 @@ from accounts.models import User
 from campaigns import policy
 from rolls.models import Flow, FlowStep
 from rolls.selectors import flow_views
-from rulesets.presagios.tests.rolls_fixtures import RollsTable, build, challenge, set_sheet, set_threat, step
+from rulesets.presagios.tests.rolls_fixtures import (
+    RollsTable,
+    build,
+    challenge,
+    conflict,
+    set_sheet,
+    set_threat,
+    step,
+)
 from systems.errors import RulesError
 
 pytestmark = pytest.mark.django_db
@@ -109,3 +117,24 @@ def test_an_npc_retry_waits_for_threat_and_only_the_gm_reads_why(t: RollsTable) 
     with pytest.raises(RulesError) as exc:
         step(flow, t.gm, "retry")
     assert exc.value.code == "step_unavailable"
+
+
+@pytest.mark.parametrize("vector_id", ["presagios-26", "presagios-27"])
+def test_declaring_danger_with_no_threat_to_pay_is_shown_disabled(t: RollsTable, vector_id: str) -> None:
+    """Vector 26: threat 0, the GM declares a challenge dangerous → `NO_THREAT` (now shown disabled with those
+    words, found by tests/rulesets/test_offered_means_legal.py). Vector 27: against a monstruo it is free."""
+    set_threat(t, 0)
+    if vector_id == "presagios-26":
+        flow = challenge(t, t.lucia, 5)
+        reason = actions(flow, t.gm)["declare_danger"]
+        assert reason == "No quedan puntos de amenaza."
+        before = FlowStep.objects.count()
+        with pytest.raises(RulesError) as exc:
+            step(flow, t.gm, "declare_danger")
+        assert exc.value.code == "step_unavailable" and exc.value.message_es == reason
+        assert FlowStep.objects.count() == before
+    else:
+        flow = conflict(t, t.lucia, t.cosa)
+        assert actions(flow, t.gm)["declare_danger"] == ""
+        flow = step(flow, t.gm, "declare_danger")
+        assert flow.state["machine"]["dangerous"] is True
