@@ -8,6 +8,7 @@ Run from the repository root (REDIS_URL for the Redis rows; without it they are 
     .venv/bin/python -m bench.fanout --hub on,off   # the per-process hub (LIVE_HUB) against one channel per socket
     .venv/bin/python -m bench.fanout --plain        # also against plain WebSockets (the moonshot: app p99 <= 2x)
     .venv/bin/python -m bench.fanout --layers pubsub --sizes 100 --two-processes 1000,3000  # production's shape
+    .venv/bin/python -m bench.fanout --memory 1500  # one uvicorn process's memory: started, N sockets, closed
 
 For each server (daphne, uvicorn: one process each, same app) and channel layer (``memory``; ``pubsub``
 and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settings.py builds them for
@@ -551,6 +552,47 @@ def run_two_processes(sizes: Sequence[int], rounds: int, budget: float) -> None:
                 stop(process)
 
 
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def _open_and_close(port: int, campaign_id: int, n: int, pid: int) -> tuple[float, float]:
+    clients = await _connect_many(port, f"/ws/campaigns/{campaign_id}/", n)
+    await asyncio.sleep(1)
+    opened = _rss_mib(pid)
+    for client in clients:
+        await client.close()
+    await asyncio.sleep(5)  # the server sees the closes
+    return opened, _rss_mib(pid)
+
+
+def run_memory(n: int) -> None:
+    """One uvicorn process (memory layer): its resident size started, with ``n`` live sockets open, and after
+    they closed, twice (a second wave shows whether the first's memory was kept for reuse or leaked)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": "memory"}
+        env.pop("DATABASE_URL", None)
+        env.setdefault("LOG_LEVEL", "ERROR")
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        port = free_port()
+        process = start_server("uvicorn", "bench.fanout_asgi:application", port, env, Path(tmp) / "server.log")
+        try:
+            campaign_id = asyncio.run(http_post("127.0.0.1", port, "/__bench/setup/"))["campaign_id"]
+            started = _rss_mib(process.pid)
+            for wave in (1, 2):
+                opened, closed = asyncio.run(_open_and_close(port, campaign_id, n, process.pid))
+                print(
+                    f"memory, uvicorn, wave {wave}: started {started:.0f} MiB, {n} sockets open {opened:.0f} MiB, "
+                    f"closed {closed:.0f} MiB (given back: {(opened - closed) / max(opened - started, 1e-9):.0%})",
+                    flush=True,
+                )
+        finally:
+            stop(process)
+
+
 def run(
     servers: Sequence[str],
     layers: Sequence[str],
@@ -610,7 +652,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--plain", action="store_true", help="also measure plain WebSockets (no Channels)")
     two_help = "sizes of the two-process rows (uvicorn x2, Redis pub/sub, vs plain WebSockets over Redis); '' skips"
     parser.add_argument("--two-processes", default="1000,3000", help=two_help)
+    parser.add_argument("--memory", type=int, default=0, help="only the memory row, with this many sockets")
     args = parser.parse_args(argv)
+    if args.memory:
+        run_memory(args.memory)
+        return 0
     two = [int(n) for n in args.two_processes.split(",") if n]
     if args.quick:
         run(args.servers, ["memory"], [100], 5, args.budget, args.hub, args.plain)
