@@ -7,7 +7,9 @@ ledger operation) takes its locks in this order, and never one above after one b
 
 1. **procedures** (``rolls.Flow``): a step locks its procedure together with the other procedures its steps
    read (``Reads.procedures``: an Event action and its reactions), in id order, in one statement
-   (``rolls.runner.take_step``); an opening locks the others it reads after its own row is inserted;
+   (``rolls.runner.take_step``). An opening takes the scene and the read mark (2, 3) first, and the other
+   procedures it reads after them: no step ever takes a scene's row or a read mark, so a step and an
+   opening cannot hold one each of what the other waits for;
 2. **the scene** (its thread position counter, ``Scene.last_post_position``): ``campaigns.services.place_post``
    for a post, ``create_record_post`` for a procedure's opening. A post takes it as late as it can (after
    its own rows and its rolls' rows), so it is held only for the end of the transaction;
