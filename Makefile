@@ -81,9 +81,11 @@ format: install
 	$(PY) -m ruff format .
 
 # Rolls per second against the bare dice floor, Markdown rendering against bare markdown-it + nh3, the thread
-# page and posting against their floors (SQLite, and PostgreSQL with the pgbench posting floor when
-# DATABASE_URL is set: use your own database name), then WebSocket fan-out (in-memory layer, and Redis layers
-# when REDIS_URL is set) against a bare Channels consumer, then the notifications' fan-out against the post's own write.
+# page and posting against their floors (posting: a bare ORM view writing the same rows; SQLite, and
+# PostgreSQL, with pgbench as a second line for the database alone, when DATABASE_URL is set: use your own
+# database name), then WebSocket fan-out (in-memory layer, and Redis layers when REDIS_URL is set) against a
+# bare Channels consumer, and with REDIS_URL two uvicorn processes at 1,000 and 3,000 sockets against plain
+# WebSockets over Redis, then the notifications' fan-out against the post's own write.
 bench: install static
 	$(PY) -m bench.rolls_bench
 	$(PY) -m bench.markdown_bench

@@ -7,6 +7,8 @@ Run from the repository root (REDIS_URL for the Redis rows; without it they are 
     .venv/bin/python -m bench.fanout --servers uvicorn --layers core --sizes 500 --rounds 8 --budget 150
     .venv/bin/python -m bench.fanout --hub on,off   # the per-process hub (LIVE_HUB) against one channel per socket
     .venv/bin/python -m bench.fanout --plain        # also against plain WebSockets (the moonshot: app p99 <= 2x)
+    .venv/bin/python -m bench.fanout --layers pubsub --sizes 100 --two-processes 1000,3000  # production's shape
+    .venv/bin/python -m bench.fanout --memory 1500  # one uvicorn process's memory: started, N sockets, closed
 
 For each server (daphne, uvicorn: one process each, same app) and channel layer (``memory``; ``pubsub``
 and ``core`` are RedisPubSubChannelLayer and RedisChannelLayer as tintero/settings.py builds them for
@@ -26,6 +28,12 @@ status 0. ``--hub`` sets ``LIVE_HUB`` for the server (``on``, the settings' defa
 socket joins the group with its own channel); given both, each configuration runs with one then the other.
 ``--plain`` adds N more clients and a third round to each: a bare ASGI app writes the same payload to its
 sockets (no Channels at all); on its row, x is app/plain (the moonshot: p99 <= 2x).
+
+Two processes (``--two-processes 1000,3000``, the default of a full run when REDIS_URL is set): production's
+shape, two uvicorn processes on one database and the Redis pub/sub layer with the hub (one subscription per
+campaign and process); N/2 app clients on each, the change committed through the first. Its floor is plain
+WebSockets with one Redis subscription per process, N/2 plain sockets on each (``/__bench/plain-redis/``:
+one PUBLISH, each process writes the message to its sockets); x is app/plain (issue 26 target: p99 <= 1.5x).
 """
 
 from __future__ import annotations
@@ -50,6 +58,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 P99_RATIO_TARGET = 1.2
 PLAIN_P99_RATIO_TARGET = 2.0
+TWO_PROCESS_P99_RATIO_TARGET = 1.5
 
 
 # --- A minimal WebSocket client (the venv has no client library; this one costs almost nothing) --------
@@ -382,6 +391,48 @@ async def measure(
         await asyncio.sleep(0.3)
 
 
+async def measure_two_processes(
+    ports: Sequence[int], campaign_id: int, n: int, rounds: int, result: Result, budget: float, warmup: int = 3
+) -> None:
+    """The app through two processes against plain WebSockets with one Redis subscription per process: half
+    the clients of each kind on each process, every change sent through the first."""
+    deadline = time.monotonic() + budget
+    started = time.monotonic()
+    halves = [n // len(ports) + (1 if i < n % len(ports) else 0) for i in range(len(ports))]
+    app_clients: list[WsClient] = []
+    plain_clients: list[WsClient] = []
+    for port, count in zip(ports, halves, strict=True):
+        app_clients += await _connect_many(port, f"/ws/campaigns/{campaign_id}/", count)
+        plain_clients += await _connect_many(port, "/ws/__bench/plain/", count)
+    result.connect_s = time.monotonic() - started
+    await asyncio.sleep(0.5)
+    seq, size = 0, 80
+
+    async def app_trigger() -> dict[str, Any]:
+        return await http_post("127.0.0.1", ports[0], f"/__bench/app/{campaign_id}/")
+
+    async def plain_trigger() -> dict[str, Any]:
+        return await http_post("127.0.0.1", ports[0], f"/__bench/plain-redis/?size={size}&seq={seq}")
+
+    try:
+        for index in range(warmup + rounds):
+            if time.monotonic() > deadline:
+                result.stopped = f"time budget {budget:.0f} s spent"
+                break
+            keep = index >= warmup
+            app, bare = (result.app, result.plain) if keep else (Samples(), Samples())
+            await _round(app_clients, app_trigger, app, ROUND_TIMEOUT)
+            size = app_clients[0].last_size or size
+            await asyncio.sleep(0.1)
+            seq += 1
+            await _round(plain_clients, plain_trigger, bare, ROUND_TIMEOUT)
+            await asyncio.sleep(0.1)
+    finally:
+        for client in app_clients + plain_clients:
+            await client.close()
+        await asyncio.sleep(0.3)
+
+
 MEASURE_LIMIT = 300  # seconds of rounds for one configuration, connections included
 ROUND_TIMEOUT = 15  # seconds for one event to reach every client; the missing ones count as lost
 TRIGGER_TIMEOUT = 60  # seconds for the commit (or floor send) request itself on a loaded machine
@@ -407,9 +458,12 @@ def _ratios(app: Samples, base: Samples) -> str:
 def format_rows(server: str, layer: str, hub: str, n: int, result: Result) -> list[str]:
     """The app row (x: app/floor), the floor's, and with --plain the plain row (x: app/plain)."""
     app, floor, plain = result.app, result.floor, result.plain
-    lines = [("app", app, _ratios(app, floor)), ("floor", floor, " " * 23)]
-    if plain.rounds or plain.lost:
-        lines.append(("plain", plain, _ratios(app, plain)))
+    if not (floor.rounds or floor.lost):  # the two-process rows: plain WebSockets over Redis is the floor
+        lines = [("app", app, _ratios(app, plain)), ("plain", plain, " " * 23)]
+    else:
+        lines = [("app", app, _ratios(app, floor)), ("floor", floor, " " * 23)]
+        if plain.rounds or plain.lost:
+            lines.append(("plain", plain, _ratios(app, plain)))
     rows = []
     for name, s, ratios in lines:
         rows.append(
@@ -458,6 +512,87 @@ def run_configuration(
             stop(process)
 
 
+def run_two_processes(sizes: Sequence[int], rounds: int, budget: float) -> None:
+    """Two uvicorn processes, the Redis pub/sub layer and the hub, against plain WebSockets over Redis."""
+    server, layer = "uvicorn", "pubsub"
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": layer}
+        env.update({"LIVE_HUB": "1", "REDIS_LAYER": layer})
+        # Its own channel names: another run sharing the Redis server does not hear these events.
+        env["CHANNEL_LAYER_PREFIX"] = f"{env.get('CHANNEL_LAYER_PREFIX', 'tintero')}-bench-{os.getpid()}"
+        env.pop("DATABASE_URL", None)
+        env.setdefault("LOG_LEVEL", "ERROR")
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        ports = [free_port(), free_port()]
+        processes = []
+        try:
+            for i, port in enumerate(ports):
+                log = Path(tmp) / f"server-{i}.log"
+                processes.append(start_server(server, "bench.fanout_asgi:application", port, env, log))
+        except RuntimeError as error:
+            print(f"{'uvicorn2':8} {layer:7} on  did not start: {str(error).strip().splitlines()[-1:]}", flush=True)
+            for process in processes:
+                stop(process)
+            return
+        try:
+            campaign_id = asyncio.run(asyncio.wait_for(http_post("127.0.0.1", ports[0], "/__bench/setup/"), 60))[
+                "campaign_id"
+            ]
+            for n in sizes:
+                result = Result()
+                try:
+                    rounds_of = measure_two_processes(ports, campaign_id, n, rounds, result, budget)
+                    asyncio.run(asyncio.wait_for(rounds_of, budget + 60))
+                except (TimeoutError, ConnectionError, OSError) as error:
+                    result.stopped = f"{type(error).__name__} {error}".strip()
+                for row in format_rows("uvicorn2", layer, "on", n, result):
+                    print(row, flush=True)
+        finally:
+            for process in processes:
+                stop(process)
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def _open_and_close(port: int, campaign_id: int, n: int, pid: int) -> tuple[float, float]:
+    clients = await _connect_many(port, f"/ws/campaigns/{campaign_id}/", n)
+    await asyncio.sleep(1)
+    opened = _rss_mib(pid)
+    for client in clients:
+        await client.close()
+    await asyncio.sleep(5)  # the server sees the closes
+    return opened, _rss_mib(pid)
+
+
+def run_memory(n: int) -> None:
+    """One uvicorn process (memory layer): its resident size started, with ``n`` live sockets open, and after
+    they closed, twice (a second wave shows whether the first's memory was kept for reuse or leaked)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "SQLITE_PATH": str(Path(tmp) / "bench.sqlite3"), "BENCH_LAYER": "memory"}
+        env.pop("DATABASE_URL", None)
+        env.setdefault("LOG_LEVEL", "ERROR")
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        port = free_port()
+        process = start_server("uvicorn", "bench.fanout_asgi:application", port, env, Path(tmp) / "server.log")
+        try:
+            campaign_id = asyncio.run(http_post("127.0.0.1", port, "/__bench/setup/"))["campaign_id"]
+            started = _rss_mib(process.pid)
+            for wave in (1, 2):
+                opened, closed = asyncio.run(_open_and_close(port, campaign_id, n, process.pid))
+                print(
+                    f"memory, uvicorn, wave {wave}: started {started:.0f} MiB, {n} sockets open {opened:.0f} MiB, "
+                    f"closed {closed:.0f} MiB (given back: {(opened - closed) / max(opened - started, 1e-9):.0%})",
+                    flush=True,
+                )
+        finally:
+            stop(process)
+
+
 def run(
     servers: Sequence[str],
     layers: Sequence[str],
@@ -466,6 +601,7 @@ def run(
     budget: float,
     hubs: Sequence[str] = ("on",),
     plain: bool = False,
+    two_processes: Sequence[int] = (),
 ) -> None:
     print(
         f"fan-out: one event to N WebSocket clients, {rounds} rounds each; ms, medians over rounds of each round's"
@@ -479,9 +615,19 @@ def run(
         for server in servers:
             for hub in hubs:  # innermost: the modes compared run back to back, under the same load
                 run_configuration(server, layer, hub, sizes, rounds, budget, plain)
+    if two_processes:
+        if os.environ.get("REDIS_URL"):
+            run_two_processes(two_processes, rounds, budget)
+        else:
+            print(f"{'uvicorn2':8} {'pubsub':7} skipped: REDIS_URL is not set (two processes share events through it)")
     print(
         f"target: app p99 within {P99_RATIO_TARGET}x of the floor"
         + (f"; moonshot: within {PLAIN_P99_RATIO_TARGET}x of plain WebSockets" if plain else "")
+        + (
+            f"; uvicorn2 (two processes, x = app/plain over Redis): p99 within {TWO_PROCESS_P99_RATIO_TARGET}x"
+            if two_processes
+            else ""
+        )
     )
 
 
@@ -504,12 +650,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     hub_help = "LIVE_HUB for the server: on (the default), off, or on,off to compare"
     parser.add_argument("--hub", type=lambda v: _choices(v, HUB_MODES), default=["on"], help=hub_help)
     parser.add_argument("--plain", action="store_true", help="also measure plain WebSockets (no Channels)")
+    two_help = "sizes of the two-process rows (uvicorn x2, Redis pub/sub, vs plain WebSockets over Redis); '' skips"
+    parser.add_argument("--two-processes", default="1000,3000", help=two_help)
+    parser.add_argument("--memory", type=int, default=0, help="only the memory row, with this many sockets")
     args = parser.parse_args(argv)
+    if args.memory:
+        run_memory(args.memory)
+        return 0
+    two = [int(n) for n in args.two_processes.split(",") if n]
     if args.quick:
         run(args.servers, ["memory"], [100], 5, args.budget, args.hub, args.plain)
     else:
         sizes = [int(n) for n in args.sizes.split(",")]
-        run(args.servers, args.layers, sizes, args.rounds, args.budget, args.hub, args.plain)
+        run(args.servers, args.layers, sizes, args.rounds, args.budget, args.hub, args.plain, two)
     return 0
 
 

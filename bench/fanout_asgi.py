@@ -7,7 +7,10 @@
   to the group of the bare consumer below, with no database, policy or thread hop;
 - ``/ws/__bench/floor/``: that bare consumer: an ``AsyncWebsocketConsumer`` that forwards the payload;
 - ``POST /__bench/plain/?size=<n>`` and ``/ws/__bench/plain/``: plain WebSockets, the moonshot's floor: a
-  bare ASGI app (no Channels, no layer, no consumer) that writes the payload to each of its sockets.
+  bare ASGI app (no Channels, no layer, no consumer) that writes the payload to each of its sockets;
+- ``POST /__bench/plain-redis/?size=<n>``: the same plain sockets across processes (``REDIS_URL``): one
+  PUBLISH of the payload to Redis, and in each process one Redis subscription (opened with its first plain
+  socket) that writes each message to that process's plain sockets: the floor of the two-process rows.
 
 ``BENCH_LAYER`` picks the channel layer: ``memory``, or ``core`` / ``pubsub``, which must match
 ``REDIS_LAYER`` so the Redis rows use the settings' layer config as production does (``REDIS_URL`` set).
@@ -16,6 +19,7 @@ Never mount this module in production.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -70,10 +74,39 @@ class FloorConsumer(AsyncWebsocketConsumer):
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 _plain_sockets: set[Send] = set()
+_plain_relay: list[asyncio.Task[None]] = []  # this process's Redis subscription, once a plain socket opened
+_redis_clients: list[Any] = []
+
+
+def _plain_channel() -> str:
+    return f"{settings.CHANNEL_LAYER_PREFIX}.bench.plain"
+
+
+def _redis() -> Any:
+    if not _redis_clients:
+        import redis.asyncio
+
+        _redis_clients.append(redis.asyncio.from_url(settings.REDIS_URL))
+    return _redis_clients[0]
+
+
+async def _relay_plain() -> None:
+    """One subscription per process: each message published to Redis is written to this process's plain
+    sockets, as ``_plain`` writes them in one process."""
+    pubsub = _redis().pubsub()
+    await pubsub.subscribe(_plain_channel())
+    async for message in pubsub.listen():
+        if message["type"] != "message":
+            continue
+        out = {"type": "websocket.send", "text": message["data"].decode()}
+        for send in list(_plain_sockets):
+            await send(out)
 
 
 async def plain_websocket(scope: dict[str, Any], receive: Any, send: Send) -> None:
     """A WebSocket with nothing between the server and the broadcast loop of ``_plain``."""
+    if settings.REDIS_URL and not _plain_relay:
+        _plain_relay.append(asyncio.ensure_future(_relay_plain()))
     await receive()  # websocket.connect
     await send({"type": "websocket.accept"})
     await send({"type": "websocket.send", "text": '{"type":"hello","seq":0}'})
@@ -128,6 +161,13 @@ async def _plain(size: int, seq: int) -> dict[str, Any]:
     return {"t0": t0, "seq": seq}
 
 
+async def _plain_redis(size: int, seq: int) -> dict[str, Any]:
+    frame = _payload(size, seq)
+    t0 = time.time()
+    await _redis().publish(_plain_channel(), frame)
+    return {"t0": t0, "seq": seq}
+
+
 async def bench_http(scope: dict[str, Any], receive: Any, send: Any) -> None:
     route = scope["path"]
     if not route.startswith("/__bench/"):
@@ -142,6 +182,8 @@ async def bench_http(scope: dict[str, Any], receive: Any, send: Any) -> None:
         result = await _floor(int(query.get("size", "80")), int(query.get("seq", "0")))
     elif route == "/__bench/plain/":
         result = await _plain(int(query.get("size", "80")), int(query.get("seq", "0")))
+    elif route == "/__bench/plain-redis/":
+        result = await _plain_redis(int(query.get("size", "80")), int(query.get("seq", "0")))
     else:
         result = {"error": "unknown"}
     body = json.dumps(result).encode()

@@ -3,6 +3,10 @@
 Errors: ``PermissionDenied`` when the policy says no (callers have already turned "cannot even see it"
 into 404), ``ValidationError`` (with per-field messages where a field is at fault) for bad input.
 Nothing is written when either is raised.
+
+Locks: a write in a scene takes the scene's row, then the author's read mark, then (further down) the
+campaign's roll chain, in the one order written down in ``campaigns.scene_locks``; the post services retry
+a deadlock once there.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from campaigns.models import (
     Voice,
     validate_single_line,
 )
+from campaigns.scene_locks import retried_once_on_deadlock
 from campaigns.stored_markdown import render_field
 from characters.models import Character
 from record.post_index import index_post
@@ -660,6 +665,7 @@ def scene_lists(scene: Scene) -> tuple[list[int], list[int]]:
     return [uid for uid, kind in rows if kind == 0], [uid for uid, kind in rows if kind == 1]
 
 
+@retried_once_on_deadlock
 def create_post(*, author: User, scene: Scene, body: str, **fields: Any) -> Post:
     """Check and render outside the transaction; write in one short one (on SQLite the IMMEDIATE write
     lock is held only for the inserts, not for the Markdown rendering or the reads)."""
@@ -756,10 +762,11 @@ def prepare_post(
 
 
 def insert_post(prepared: PreparedPost) -> Post:
-    """Write a prepared post, inside the caller's transaction: its rows, the read marker, its event.
+    """Write a prepared post, inside the caller's transaction: its rows, its search entry, its event.
 
     The post has no place in its thread yet: the caller calls ``place_post`` after its other writes (a
-    post's rolls), so the scene's row is locked only for the end of the transaction, not its length."""
+    post's rolls), which locks the scene's row and then the author's read mark (``campaigns.scene_locks``),
+    so both are held only for the end of the transaction, not its length."""
     if not transaction.get_connection().in_atomic_block:
         raise RuntimeError("insert_post() runs inside the caller's transaction")
     scene, author, whisper_ids = prepared.scene, prepared.author, prepared.whisper_ids
@@ -770,15 +777,14 @@ def insert_post(prepared: PreparedPost) -> Post:
     if whisper_ids:
         post.whisper_to.set(whisper_ids)
     index_post(post, new=True)
-    # Writing is reading: the author's own post never shows as unread to them.
-    _upsert_read_mark(author.pk, scene.pk, post.pk)
     _publish_post(EventType.POST_CREATED, post, scene.campaign_id, whisper_ids)
     return post
 
 
 def create_record_post(*, author: User, scene: Scene) -> Post:
     """The thread entry of a procedure opening now in ``scene`` (the procedure runner has checked the author
-    may write there). It carries no text of its own: the procedure's record lines are its content."""
+    may write there). It carries no text of its own: the procedure's record lines are its content. The
+    opening's first locks: the scene's row, then the author's read mark (``campaigns.scene_locks``)."""
     post = Post.objects.create(
         scene=scene,
         position=_next_position(scene, public=True),
@@ -795,10 +801,12 @@ def create_record_post(*, author: User, scene: Scene) -> Post:
     return post
 
 
+@retried_once_on_deadlock
 @transaction.atomic
 def edit_post(*, actor: User, post: Post, body: str, notes: str | None = None) -> Post:
     """Keeps the previous text as a revision. Rolls attached to the post are never touched."""
-    post = Post.objects.select_for_update(of=("self",)).select_related("scene__campaign").get(pk=post.pk)
+    # NO KEY: the rows that point at the post (rolls, ledger entries) are not held up by an edit.
+    post = Post.objects.select_for_update(of=("self",), no_key=True).select_related("scene__campaign").get(pk=post.pk)
     viewer = policy.viewer_for(actor, post.scene.campaign)
     _require(policy.may_edit_post(viewer, post), _("Solo su autor puede editar este mensaje."))
     body_source, body_html = _render("body", body, required=True)
@@ -821,10 +829,11 @@ def edit_post(*, actor: User, post: Post, body: str, notes: str | None = None) -
     return post
 
 
+@retried_once_on_deadlock
 @transaction.atomic
 def delete_post(*, actor: User, post: Post) -> Post:
     """Soft delete: the post stays for the GMs (and its rolls stay as evidence)."""
-    post = Post.objects.select_for_update(of=("self",)).select_related("scene__campaign").get(pk=post.pk)
+    post = Post.objects.select_for_update(of=("self",), no_key=True).select_related("scene__campaign").get(pk=post.pk)
     viewer = policy.viewer_for(actor, post.scene.campaign)
     if post.deleted_at is not None:
         raise ValidationError(_("Este mensaje ya está borrado."))
@@ -842,12 +851,19 @@ UNPLACED = 0
 
 def place_post(post: Post) -> None:
     """Give a post written by ``insert_post`` its place in its thread (see ``Post.position``), bumping the
-    scene's activity time: the transaction's last writes (before a roll's links in the campaign's chain,
-    the order every writer takes the two locks in). The scene's row stays locked until the commit, so
-    positions follow commit order within a scene; other scenes of the campaign are not held up. One
-    statement. (On SQLite ``insert_post`` placed it: there the whole transaction holds the write lock.)"""
-    if _write_lock_taken_at_begin():
-        return
+    scene's activity time, then move its author's read mark to it: the transaction's last writes before a
+    roll's links in the campaign's chain, in the order every writer in a scene takes these locks (scene,
+    read mark, chain: ``campaigns.scene_locks``). The scene's row stays locked until the commit, so
+    positions follow commit order within a scene; other scenes of the campaign are not held up. (On SQLite
+    ``insert_post`` placed it: there the whole transaction holds the write lock.)"""
+    if not _write_lock_taken_at_begin():
+        _place(post)
+    # Writing is reading: the author's own post never shows as unread to them.
+    _upsert_read_mark(post.author_id, post.scene_id, post.pk)
+
+
+def _place(post: Post) -> None:
+    # One statement: a CTE advancing the scene's counter and writing it into the post.
     scene_table = connection.ops.quote_name(Scene._meta.db_table)
     post_table = connection.ops.quote_name(Post._meta.db_table)
     now = connection.ops.adapt_datetimefield_value(timezone.now())

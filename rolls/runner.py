@@ -13,6 +13,11 @@ A ruleset declares each procedure as a typed step table (``rulesets.kit.procedur
   scene's open rolls) in one fixed order, lets the step's pure function compute an ``Outcome``, then applies
   it in the same transaction: rolls adopted, ledger operations, follow-ups under rolls, scene-board changes,
   the record's lines; it derives ``waiting_for`` from the table and publishes after commit.
+
+Locks follow the one order of a write in a scene (``campaigns.scene_locks``): the procedures (a step's own
+with the others it reads, in id order), the scene and the author's read mark (an opening's record post), the
+rules state, the characters of the step's ledger operations, stored rolls, and the campaign's roll chain
+last: the rolls a step makes are chained just before the commit. A deadlock is retried once.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import BaseModel
@@ -35,8 +40,10 @@ from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
+from campaigns.scene_locks import retried_once_on_deadlock
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
+from record.chain import append_roll
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import make_roll, reveal_roll, roll_audience
 from rulesets import registry
@@ -65,6 +72,7 @@ from rulesets.kit.table import (
     Table,
 )
 from systems.dice import DiceSource, SystemDice
+from systems.errors import RulesError
 
 JSON = dict[str, Any]
 MAX_KEY_LENGTH = 80
@@ -122,6 +130,16 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     the characters, the procedure's rolls, the board, the scene's open rolls."""
     campaign = scene.campaign
     settings = campaign_settings(campaign)
+    # The other procedures first, then the rules state: the order of campaigns.scene_locks (a step has
+    # locked these procedures already, with its own).
+    others: list[ProcedureFacts] = []
+    if reads.procedures and flow is not None:
+        rows_other = Flow.objects.filter(campaign=campaign, kind__in=reads.procedures).exclude(pk=flow.pk)
+        for other in (rows_other.select_for_update(of=("self",)) if lock else rows_other).order_by("pk"):
+            facts = ProcedureFacts(
+                other.pk, other.kind, other.status == FlowStatus.OPEN, other.state, other.secret_state
+            )
+            others.append(facts)
     rules_state: JSON = {}
     # A page's read (lock=False) reuses what the page already loaded: the rules state that came with the
     # scene (selectors.scene_for) and the campaign's characters (selectors.load_campaign_characters).
@@ -146,14 +164,6 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     if reads.board:
         for aspect in SceneAspect.objects.filter(scene_id=scene.pk).order_by("position", "id"):
             board[aspect.pk] = BoardAspect(aspect.pk, aspect.text, aspect.hidden, aspect.free_invocations)
-    others: list[ProcedureFacts] = []
-    if reads.procedures and flow is not None:
-        rows_other = Flow.objects.filter(campaign=campaign, kind__in=reads.procedures).exclude(pk=flow.pk)
-        for other in (rows_other.select_for_update(of=("self",)) if lock else rows_other).order_by("pk"):
-            facts = ProcedureFacts(
-                other.pk, other.kind, other.status == FlowStatus.OPEN, other.state, other.secret_state
-            )
-            others.append(facts)
     open_rolls: list[StoredRoll] = []
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True).annotate(
@@ -197,12 +207,18 @@ def parse_params(model: type[BaseModel], params: Mapping[str, Any]) -> Any:
 # --- Applying an outcome --------------------------------------------------------------------------
 
 
-def _roll_maker(actor: User, flow: Flow, post: Post | None, dice: DiceSource) -> Callable[[RollSpec], StoredRoll]:
+def _roll_maker(
+    actor: User, flow: Flow, post: Post | None, dice: DiceSource, made: list[Roll]
+) -> Callable[[RollSpec], StoredRoll]:
+    """Roll for a step; each roll is appended to ``made``, for :func:`_chain` to link at the end."""
     counter = {"n": Roll.objects.filter(flow=flow).count() if flow.pk else 0}
 
     def roll(spec: RollSpec) -> StoredRoll:
         roller = _controller(actor, flow, spec.character_id) if spec.for_controller else actor
-        row = make_roll(actor=roller, scene=flow.scene, spec=spec, post=post, position=counter["n"], dice=dice)
+        row = make_roll(
+            actor=roller, scene=flow.scene, spec=spec, post=post, position=counter["n"], dice=dice, link=False
+        )
+        made.append(row)
         counter["n"] += 1
         Roll.objects.filter(pk=row.pk).update(flow=flow)
         row.flow = flow
@@ -271,6 +287,8 @@ def _apply(
     post: Post | None,
 ) -> None:
     """Store and apply what a step produced. ``table``: what the step read (names for the waiting line)."""
+    if outcome.ledger:
+        _lock_ledger_rows(flow, outcome)
     _adopt(flow, outcome.adopt)
     for roll_id in outcome.reveal:
         sealed = Roll.objects.select_related("roller").get(pk=roll_id, flow=flow)
@@ -331,6 +349,40 @@ def _apply(
         ),
         flow_audience(flow),
     )
+
+
+def _lock_ledger_rows(flow: Flow, outcome: Outcome[Any]) -> None:
+    """Lock what the step's ledger operations will, before any of them and before the stored rolls the step
+    touches: the rules state, then the characters in id order (``campaigns.scene_locks``). Each operation
+    locks its rows again (already held): without this, two operations of one step would lock their
+    characters in the step's order, not in id order."""
+    CampaignRulesState.objects.select_for_update().filter(campaign_id=flow.campaign_id).first()
+    ids = sorted({op.character_id for op in outcome.ledger if op.character_id})
+    if ids:
+        list(Character.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
+
+
+def _chain(made: list[Roll]) -> None:
+    """Link the rolls a step made in the campaign's chain: the transaction's last lock (its only wait is
+    for the chain's previous writer to commit)."""
+    for row in made:
+        append_roll(row)
+
+
+def _lock_procedures(flow: Flow) -> Flow:
+    """A step's procedure, locked, with the other procedures its steps read (``Reads.procedures``) locked
+    in the same statement, in id order: two steps of procedures that read each other (an Event action and
+    a reaction) then never hold one each and wait for the other."""
+    kinds: tuple[str, ...] = ()
+    if flow.kind:
+        try:
+            kinds = registry.plugin(flow.campaign.ruleset).procedure(flow.kind).reads.procedures
+        except RulesError:
+            kinds = ()  # an unknown kind is refused below, after the lock, as before
+    if kinds:
+        together = Flow.objects.filter(Q(pk=flow.pk) | Q(campaign_id=flow.campaign_id, kind__in=kinds))
+        list(together.select_for_update(of=("self",)).order_by("pk").values_list("pk", flat=True))
+    return Flow.objects.select_for_update(of=("self",)).select_related("campaign", "scene").get(pk=flow.pk)
 
 
 def _apply_other(actor: User, flow: Flow, table: Table, change: OtherProcedure) -> None:
@@ -398,6 +450,7 @@ def request_digest(step: str, params: Mapping[str, Any]) -> str:
 # --- Entry points ---------------------------------------------------------------------------------
 
 
+@retried_once_on_deadlock
 def start_procedure(
     *,
     actor: User,
@@ -418,18 +471,21 @@ def start_procedure(
     opening: Opening[Any, Any] = procedure.opening
     chosen = parse_params(opening.params, params or {})
     source = dice or SystemDice()
+    made: list[Roll] = []
     with transaction.atomic():
         record = campaign_services.create_record_post(author=actor, scene=scene)
         flow = Flow.objects.create(campaign=campaign, scene=scene, kind=kind, opened_by=actor, record=record)
         flow.campaign = campaign
         table = load_table(flow, procedure)
         outcome = opening.run(
-            OpeningInput(chosen, table, viewer, source, _roll_maker(actor, flow, post, source), flow.pk)
+            OpeningInput(chosen, table, viewer, source, _roll_maker(actor, flow, post, source, made), flow.pk)
         )
         _apply(actor, flow, procedure, table, outcome, None, post)
+        _chain(made)
     return flow
 
 
+@retried_once_on_deadlock
 def take_step(
     *,
     actor: User,
@@ -447,7 +503,7 @@ def take_step(
     digest = request_digest(step, params)
     try:
         with transaction.atomic():
-            locked = Flow.objects.select_for_update(of=("self",)).select_related("campaign", "scene").get(pk=flow.pk)
+            locked = _lock_procedures(flow)
             viewer = policy.viewer_for(actor, locked.campaign)
             if idempotency_key:
                 earlier = FlowStep.objects.filter(flow=locked, idempotency_key=idempotency_key).first()
@@ -500,6 +556,7 @@ def _step(
         raise step_unavailable(key, reason.es, reason.en)
     chosen = parse_params(step.params, params)
     source = dice or SystemDice()
+    made: list[Roll] = []
     outcome = step.run(
         StepInput(
             state=state,
@@ -508,7 +565,7 @@ def _step(
             table=table,
             viewer=viewer,
             dice=source,
-            roll=_roll_maker(actor, flow, post, source),
+            roll=_roll_maker(actor, flow, post, source, made),
             procedure_id=flow.pk,
         )
     )
@@ -517,4 +574,5 @@ def _step(
         flow=flow, step=key, actor=actor, params=recorded, idempotency_key=idempotency_key, request_digest=digest
     )
     _apply(actor, flow, procedure, table, outcome, step_row, post)
+    _chain(made)
     return flow

@@ -21,6 +21,7 @@ from campaigns import policy
 from campaigns import services as campaign_services
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Recipients, Scene, SceneAccess
+from campaigns.scene_locks import retried_once_on_deadlock
 from characters.models import Character
 from characters.services import campaign_settings, pydantic_to_validation_error
 from record.chain import append_roll
@@ -158,6 +159,7 @@ def _replayed_post(author: User, scene: Scene, viewer: policy.Viewer, key: str, 
     return earlier
 
 
+@retried_once_on_deadlock
 def create_post_with_rolls(
     *,
     author: User,
@@ -210,7 +212,8 @@ def create_post_with_rolls(
                 )
                 made.append(roll)
             # The locks last, so they are held only until the commit: the scene's row (the post's place in
-            # the thread), then the campaign's roll chain (every writer takes them in this order).
+            # the thread) and the author's read mark, then the campaign's roll chain (the one order every
+            # writer in a scene takes them in: campaigns.scene_locks).
             campaign_services.place_post(post)
             for roll in made:
                 append_roll(roll)
@@ -228,6 +231,7 @@ def create_post_with_rolls(
     return post
 
 
+@retried_once_on_deadlock
 @transaction.atomic
 def reveal_roll(*, actor: User, roll: Roll, include_secret: bool = False) -> RollReveal:
     """A GM shows a secret roll (and, if asked, its secret difficulty) to everyone who reads its post."""

@@ -68,6 +68,16 @@ def test_the_plain_row_compares_the_app_with_plain_websockets() -> None:
     assert rows[0].split()[9] == "1.00" and rows[2].split()[9] == "3.00"  # p99 x: app/floor, then app/plain
 
 
+def test_the_two_process_rows_have_plain_websockets_over_redis_as_their_floor() -> None:
+    # Two processes (issue 26): no Channels floor round; the app row's x is app/plain.
+    result = fanout.Result(connect_s=1.0)
+    result.app.add_round([0.3], expected=1)
+    result.plain.add_round([0.2], expected=1)
+    rows = fanout.format_rows("uvicorn2", "pubsub", "on", 1000, result)
+    assert [row.split()[4] for row in rows] == ["app", "plain"]
+    assert rows[0].split()[9] == "1.50"
+
+
 def test_only_uvicorn_serves_with_more_worker_processes() -> None:
     command = fanout.server_command("uvicorn", "app:application", 8000, workers=2)
     assert command[command.index("--workers") + 1] == "2"

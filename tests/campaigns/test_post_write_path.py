@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 
 from campaigns import services
 from campaigns.events import last_seq
-from campaigns.models import CampaignEventLog, Recipients
+from campaigns.models import CampaignEventLog, Recipients, SceneReadMark
 from rolls.services import RollSpec, create_post_with_rolls
 from tests.personas import Table
 
@@ -131,10 +131,11 @@ def test_numbering_an_event_twice_takes_no_second_number(table: Table) -> None:
 
 @override_settings(TASKS={"default": {"BACKEND": "django_tasks.backends.dummy.DummyBackend"}})
 def test_a_post_takes_its_locks_last_and_in_one_order(table: Table) -> None:
-    """No lock for the length of a post's transaction (issue 12): on PostgreSQL the scene's row (the post's
-    place in the thread) and then the campaign's roll chain are the transaction's last writes. On SQLite the
-    transaction holds the database's write lock from BEGIN, so the place is taken with the insert. On both,
-    the scene comes before the chain, the order a procedure's opening takes them in (no deadlock)."""
+    """No lock for the length of a post's transaction (issue 12), and the one order of a write in a scene
+    (issue 26, campaigns/scene_locks.py): on PostgreSQL the scene's row (the post's place in the thread), the
+    author's read mark and then the campaign's roll chain are the transaction's last writes, in that order,
+    the order a procedure's opening takes them in (its record post: scene, then read mark). On SQLite the
+    transaction holds the database's write lock from BEGIN, so the place is taken with the insert."""
     first = create_post_with_rolls(author=table.player, scene=table.scene, body="primera", rolls=[])
     with CaptureQueriesContext(connection) as ctx:
         post = create_post_with_rolls(
@@ -148,11 +149,13 @@ def test_a_post_takes_its_locks_last_and_in_one_order(table: Table) -> None:
         )
     statements = _statements(ctx)
     scene_lock = next(i for i, sql in enumerate(statements) if 'UPDATE "campaigns_scene"' in sql)
+    read_mark = next(i for i, sql in enumerate(statements) if "campaigns_scenereadmark" in sql)
     # FOR UPDATE on PostgreSQL; SQLite reads the row under its database-wide write lock.
     chain_lock = next(i for i, sql in enumerate(statements) if sql.startswith("SELECT") and "record_rollchain" in sql)
-    assert scene_lock < chain_lock
+    assert scene_lock < read_mark < chain_lock, "\n".join(statements)
     if connection.vendor == "postgresql":
-        after = statements[scene_lock + 1 :]
+        assert read_mark == scene_lock + 1, "\n".join(statements)  # the read mark right after the scene
+        after = statements[read_mark + 1 :]
         assert all("record_roll" in sql for sql in after), "\n".join(after)  # the chain's links only
         assert not any("campaigns_post" in sql for sql in statements[scene_lock + 1 :])
     else:
@@ -162,3 +165,5 @@ def test_a_post_takes_its_locks_last_and_in_one_order(table: Table) -> None:
     assert post.position == first.position + 1
     table.scene.refresh_from_db()
     assert table.scene.last_post_position == post.position
+    mark = SceneReadMark.objects.get(user=table.player, scene=table.scene)
+    assert mark.last_read_post_id == post.pk

@@ -11,11 +11,13 @@ from django.core.exceptions import PermissionDenied
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from campaigns.models import Post
 from rolls import runner
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, RollFollowUp
 from rulesets.kit.procedures import Procedure, waiting_json
 from systems.dice import ScriptedDice
 from systems.errors import RulesError
+from tests.campaigns.test_scene_locks import deadlocking_read_mark
 from tests.personas import Table
 from tests.rolls.duel import DUEL, FLOW_SECRET
 
@@ -131,3 +133,17 @@ def test_property_refusals_and_waiting_follow_the_table(
                 assert set(entry["users"]) | ({"gm"} if entry["gm"] else set()) == set(actors)
         else:
             assert flow.waiting_for == {}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_deadlocked_opening_is_run_again_whole(
+    table: Table, duel: Procedure[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A procedure's opening that PostgreSQL aborts to break a deadlock (its record post's read mark, issue 26)
+    is run again once by the runner: one procedure, one record post (campaigns/scene_locks.py)."""
+    calls = deadlocking_read_mark(monkeypatch, times=1)
+    flow = open_duel(table)
+    assert len(calls) == 2
+    assert Flow.objects.filter(scene=table.scene).count() == 1
+    assert flow.record_id is not None
+    assert Post.objects.filter(pk=flow.record_id, kind="procedure").count() == 1

@@ -12,6 +12,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from campaigns.scene_locks import SceneBusy
 from systems.errors import RulesError
 
 
@@ -34,6 +35,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     language = getattr(context.get("request"), "LANGUAGE_CODE", "es") or "es"
     if isinstance(exc, RulesError):
         return error_response(exc.code, exc.message(language), status.HTTP_400_BAD_REQUEST)
+    if isinstance(exc, SceneBusy):  # a write that deadlocked twice: nothing was written, try again
+        response = error_response(exc.code, " ".join(exc.messages), status.HTTP_503_SERVICE_UNAVAILABLE)
+        response["Retry-After"] = "1"
+        return response
     if isinstance(exc, DjangoValidationError):
         if hasattr(exc, "error_dict"):
             fields = {name: [str(m) for e in errors for m in e.messages] for name, errors in exc.error_dict.items()}
