@@ -14,7 +14,7 @@ from rest_framework.response import Response
 
 from accounts import services
 from accounts.models import ApiToken, User
-from tintero.api.serializers import MeSerializer, TokenIn, TokenInfoOut, TokenOut
+from tintero.api.serializers import EmailConfirmIn, EmailIn, MeSerializer, TokenIn, TokenInfoOut, TokenOut
 from tintero.api.views.base import ApiView, errors
 
 
@@ -92,3 +92,47 @@ class MeView(ApiView):
         serializer.is_valid(raise_exception=True)
         serializer.save()
         return Response(serializer.data)
+
+
+class MeEmailView(ApiView):
+    """The account's email address: ask for a new one, have its link sent again, confirm it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Change my email address",
+        description="Mails a confirmation link to the new address. `email` stays the confirmed address (and "
+        "keeps receiving mail) until the link is opened; `pending_email` shows the one waiting.",
+        request=EmailIn,
+        responses={200: MeSerializer, **errors(400, 401)},
+    )
+    def put(self, request: Request) -> Response:
+        data = self.parse(EmailIn)
+        user = services.request_email(user=cast(User, request.user), address=data["email"])
+        return self.render(user, MeSerializer)
+
+    @extend_schema(
+        summary="Send the confirmation link again",
+        request=None,
+        responses={200: MeSerializer, **errors(400, 401)},
+    )
+    def post(self, request: Request) -> Response:
+        user = cast(User, request.user)
+        services.resend_confirmation(user=user)
+        return self.render(user, MeSerializer)
+
+
+class EmailConfirmView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Confirm an email address",
+        description="The token of the link mailed to a new address; no authentication needed (the token is "
+        "signed for one account and one address, and expires after `EMAIL_CONFIRM_HOURS`).",
+        request=EmailConfirmIn,
+        responses={200: MeSerializer, **errors(400)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        user = services.confirm_email(self.parse(EmailConfirmIn)["token"])
+        return self.render(user, MeSerializer)

@@ -17,19 +17,21 @@ from characters.portraits import MAX_BYTES
 
 
 class SignUpForm(BaseUserCreationForm):
-    """Username, display name, optional email and the password twice."""
+    """Username, display name, optional email and the password twice. The address is not saved on the
+    account: the view asks for it (accounts.services.request_email), which mails it the confirmation link."""
+
+    email = forms.EmailField(
+        label=_("Correo electrónico (opcional)"),
+        required=False,
+        help_text=_("Te enviaremos un enlace para confirmarla: hasta entonces no se usa."),
+    )
 
     class Meta:
         model = User
-        fields = ("username", "display_name", "email")
+        fields = ("username", "display_name")
         help_texts = {
             "display_name": _("Como te verá la mesa. Si lo dejas vacío, se usa tu nombre de usuario."),
         }
-        labels = {"email": _("Correo electrónico (opcional)")}
-
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["email"].required = False
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data.get("username", "")
@@ -59,6 +61,18 @@ class DisplayNameForm(forms.ModelForm):
             check_display_name_text(name)
             check_display_name_unique(name, names_beside(self.instance))
         return name
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label=_("Correo electrónico"),
+        required=False,
+        max_length=254,
+        help_text=_(
+            "Una dirección nueva no se usa hasta que abras el enlace que le enviamos; la anterior sigue "
+            "recibiendo el correo hasta entonces. Déjalo vacío para no recibir correo."
+        ),
+    )
 
 
 class AvatarForm(forms.Form):

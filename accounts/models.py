@@ -4,7 +4,8 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 # What other people see of an account beside its posts and in whisper lists.
@@ -18,16 +19,31 @@ class User(AbstractUser):
     display_name = models.CharField(_("nombre visible"), max_length=80, blank=True)
     # Beside the account's out-of-character and narrator posts; re-encoded like character portraits.
     avatar = models.ImageField(_("avatar"), upload_to="avatars/%Y/%m/", blank=True)
+    # ``email`` is the address mail goes to, once confirmed (``email_verified_at``); a new or changed address
+    # waits here until its owner opens the signed link sent to it, and is used for nothing before.
+    pending_email = models.EmailField(_("correo por confirmar"), blank=True)
+    email_verified_at = models.DateTimeField(_("correo confirmado el"), null=True, blank=True)
     # The public profile as read from the database (None: not read from it), to see whether a save changes it.
     _loaded_profile: tuple[object, ...] | None = None
 
     class Meta:
         verbose_name = _("usuario")
         verbose_name_plural = _("usuarios")
+        constraints = [
+            # One account per confirmed address: a password reset finds exactly one.
+            models.UniqueConstraint(
+                Lower("email"), condition=Q(email_verified_at__isnull=False), name="one_account_per_verified_email"
+            )
+        ]
 
     @property
     def public_name(self) -> str:
         return self.display_name or self.username
+
+    @property
+    def email_verified(self) -> bool:
+        """Whether mail may go to ``email``: only to an address its owner confirmed."""
+        return bool(self.email) and self.email_verified_at is not None
 
     def __str__(self) -> str:
         return self.public_name

@@ -10,6 +10,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
     path("profile/avatar/", views.avatar, name="avatar"),
+    path("profile/email/", views.email, name="email"),
+    path("profile/email/resend/", views.email_resend, name="email_resend"),
+    path("email/confirm/<str:token>/", views.email_confirm, name="email_confirm"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path(

@@ -10,13 +10,14 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts import services
-from accounts.forms import AvatarForm, DisplayNameForm, SignUpForm, ThrottledLoginForm, TokenNameForm
+from accounts.forms import AvatarForm, DisplayNameForm, EmailForm, SignUpForm, ThrottledLoginForm, TokenNameForm
 from accounts.models import ApiToken, User
 
 
@@ -26,9 +27,18 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("campaigns:home")
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
+        with transaction.atomic():
+            user = form.save()
+            if form.cleaned_data.get("email"):
+                user = services.request_email(user=user, address=form.cleaned_data["email"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("¡Bienvenido a Tintero, %(name)s!") % {"name": user.public_name})
+        if user.pending_email:
+            messages.info(
+                request,
+                _("Te hemos enviado un enlace a %(address)s para confirmar la dirección.")
+                % {"address": user.pending_email},
+            )
         return redirect("campaigns:home")
     return render(request, "accounts/signup.html", {"form": form})
 
@@ -41,11 +51,71 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, _("Perfil guardado."))
         return redirect("accounts:profile")
-    return render(
-        request,
-        "accounts/profile.html",
-        {"form": form, "avatar_form": AvatarForm(has_avatar=bool(cast(User, request.user).avatar))},
-    )
+    return render(request, "accounts/profile.html", _profile_context(cast(User, request.user), form=form))
+
+
+def _profile_context(user: User, **forms: object) -> dict[str, object]:
+    context: dict[str, object] = {
+        "form": DisplayNameForm(instance=user),
+        "email_form": EmailForm(initial={"email": services.unconfirmed_address(user) or user.email}),
+        "avatar_form": AvatarForm(has_avatar=bool(user.avatar)),
+        "unconfirmed_address": services.unconfirmed_address(user),
+    }
+    context.update(forms)
+    return context
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def email(request: HttpRequest) -> HttpResponse:
+    """The email form posts here: a new address is mailed its confirmation link."""
+    if request.method == "GET":
+        return redirect("accounts:profile")
+    user = cast(User, request.user)
+    form = EmailForm(request.POST)
+    if form.is_valid():
+        try:
+            user = services.request_email(user=user, address=form.cleaned_data["email"])
+        except ValidationError as error:
+            form.add_error("email", error)
+        else:
+            if user.pending_email:
+                messages.success(
+                    request,
+                    _("Te hemos enviado un enlace a %(address)s: la dirección se usará cuando lo abras.")
+                    % {"address": user.pending_email},
+                )
+            else:
+                messages.success(request, _("Dirección de correo guardada."))
+            return redirect("accounts:profile")
+    return render(request, "accounts/profile.html", _profile_context(user, email_form=form), status=400)
+
+
+@login_required
+@require_POST
+def email_resend(request: HttpRequest) -> HttpResponse:
+    try:
+        address = services.resend_confirmation(user=cast(User, request.user))
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, _("Enlace enviado de nuevo a %(address)s.") % {"address": address})
+    return redirect("accounts:profile")
+
+
+@require_http_methods(["GET", "POST"])
+def email_confirm(request: HttpRequest, token: str) -> HttpResponse:
+    """The link mailed to a new address. A GET only shows a button (mail scanners open links); the POST
+    confirms."""
+    if request.method == "GET":
+        return render(request, "accounts/email_confirm.html", {"token": token})
+    try:
+        user = services.confirm_email(token)
+    except ValidationError as error:
+        context = {"token": token, "error": " ".join(error.messages)}
+        return render(request, "accounts/email_confirm.html", context, status=400)
+    messages.success(request, _("Dirección confirmada: %(address)s.") % {"address": user.email})
+    return redirect("accounts:profile" if request.user.is_authenticated else "accounts:login")
 
 
 @login_required
@@ -65,8 +135,7 @@ def avatar(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("Avatar quitado.") if upload is None else _("Avatar guardado."))
             return redirect("accounts:profile")
-    context = {"form": DisplayNameForm(instance=request.user), "avatar_form": form}
-    return render(request, "accounts/profile.html", context, status=400)
+    return render(request, "accounts/profile.html", _profile_context(user, avatar_form=form), status=400)
 
 
 class LoginView(auth_views.LoginView):

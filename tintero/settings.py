@@ -240,6 +240,15 @@ LOGOUT_REDIRECT_URL = "campaigns:home"
 LOGIN_THROTTLE_ACCOUNT = env_int("LOGIN_THROTTLE_ACCOUNT", 10)
 LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
 LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Hours the signed link that confirms a new email address works (accounts.mail).
+EMAIL_CONFIRM_HOURS = env_int("EMAIL_CONFIRM_HOURS", 72)
+# Seconds a password reset link works (Django's token generator).
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 60 * 60)
+# Password reset requests (accounts.recovery) allowed per typed address and per client address in each window
+# of PASSWORD_RESET_THROTTLE_WINDOW seconds, counted in the "throttle" cache like log-in failures.
+PASSWORD_RESET_THROTTLE_EMAIL = env_int("PASSWORD_RESET_THROTTLE_EMAIL", 3)
+PASSWORD_RESET_THROTTLE_ADDRESS = env_int("PASSWORD_RESET_THROTTLE_ADDRESS", 20)
+PASSWORD_RESET_THROTTLE_WINDOW = env_int("PASSWORD_RESET_THROTTLE_WINDOW", 60 * 60)
 # Days an API token lives after it is issued (0: until revoked). A password change revokes every token.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
 AUTH_PASSWORD_VALIDATORS = [
