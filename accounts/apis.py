@@ -7,14 +7,23 @@ from typing import cast
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, Throttled
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts import services
+from accounts import recovery, services
 from accounts.models import ApiToken, User
-from tintero.api.serializers import EmailConfirmIn, EmailIn, MeSerializer, TokenIn, TokenInfoOut, TokenOut
+from tintero.api.serializers import (
+    EmailConfirmIn,
+    EmailIn,
+    MeSerializer,
+    PasswordResetIn,
+    PasswordResetOut,
+    TokenIn,
+    TokenInfoOut,
+    TokenOut,
+)
 from tintero.api.views.base import ApiView, errors
 
 
@@ -136,3 +145,25 @@ class EmailConfirmView(ApiView):
     def post(self, request: Request) -> Response:
         user = services.confirm_email(self.parse(EmailConfirmIn)["token"])
         return self.render(user, MeSerializer)
+
+
+class PasswordResetView(ApiView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        summary="Ask for a password reset link",
+        description="Mails a reset link to the address if it is an account's confirmed address. The answer is "
+        "the same whether it is or not. Requests are limited per address and per client: past the limit, 429 "
+        "with `Retry-After` (seconds).",
+        request=PasswordResetIn,
+        responses={202: PasswordResetOut, **errors(400, 429)},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.parse(PasswordResetIn)
+        try:
+            recovery.request_password_reset(request._request, data["email"])
+        except recovery.ResetThrottled as throttled:
+            raise Throttled(wait=throttled.retry_after, detail=str(throttled)) from None
+        message = _("Si es la dirección confirmada de una cuenta, le hemos enviado un enlace.")
+        return Response({"detail": message}, status=status.HTTP_202_ACCEPTED)

@@ -118,6 +118,14 @@ class ThrottledLoginForm(AuthenticationForm):
         return self.cleaned_data
 
 
+class PasswordResetRequestForm(forms.Form):
+    email = forms.EmailField(
+        label=_("Correo electrónico"),
+        max_length=254,
+        help_text=_("La dirección confirmada de tu cuenta."),
+    )
+
+
 class TokenNameForm(forms.Form):
     name = forms.CharField(
         label=_("Nombre"),

@@ -124,7 +124,8 @@ def message(kind: str, user: User, address: str, to: str) -> EmailMessage:
             _("Hola, %(name)s:") % {"name": name},
             "",
             _("Tu cuenta de Tintero ya usa otra dirección de correo: esta no recibirá más correo de la cuenta."),
-            _("Si no has sido tú, pide una nueva contraseña: %(url)s") % {"url": absolute(reverse("accounts:login"))},
+            _("Si no has sido tú, pide una nueva contraseña: %(url)s")
+            % {"url": absolute(reverse("accounts:password_reset"))},
         ]
     else:
         subject = _("[Tintero] Cambia tu contraseña")

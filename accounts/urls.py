@@ -23,6 +23,17 @@ urlpatterns: list[URLPattern | URLResolver] = [
         ),
         name="password_change",
     ),
+    path("password/reset/", views.password_reset, name="password_reset"),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="accounts/password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
     path(
         "password/done/",
         auth_views.PasswordChangeDoneView.as_view(template_name="accounts/password_change_done.html"),

@@ -13,11 +13,20 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import services
-from accounts.forms import AvatarForm, DisplayNameForm, EmailForm, SignUpForm, ThrottledLoginForm, TokenNameForm
+from accounts import recovery, services
+from accounts.forms import (
+    AvatarForm,
+    DisplayNameForm,
+    EmailForm,
+    PasswordResetRequestForm,
+    SignUpForm,
+    ThrottledLoginForm,
+    TokenNameForm,
+)
 from accounts.models import ApiToken, User
 
 
@@ -150,6 +159,30 @@ class LoginView(auth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.throttled.retry_after)
         return response
+
+
+@require_http_methods(["GET", "POST"])
+def password_reset(request: HttpRequest) -> HttpResponse:
+    """Ask for a reset link. The same answer whether an account has the address or not; 429 past the limits."""
+    form = PasswordResetRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            recovery.request_password_reset(request, form.cleaned_data["email"])
+        except recovery.ResetThrottled as throttled:
+            form.add_error(None, str(throttled))
+            response = render(request, "accounts/password_reset.html", {"form": form}, status=429)
+            response["Retry-After"] = str(throttled.retry_after)
+            return response
+        return render(request, "accounts/password_reset_sent.html", {"address": form.cleaned_data["email"]})
+    return render(request, "accounts/password_reset.html", {"form": form}, status=400 if form.errors else 200)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset link page with our templates. The new password ends every session of the account and
+    revokes its API tokens (accounts.models.User.save)."""
+
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
 
 
 @login_required

@@ -165,6 +165,14 @@ class EmailIn(serializers.Serializer):
     )
 
 
+class PasswordResetIn(serializers.Serializer):
+    email = serializers.EmailField(max_length=254, help_text="The account's confirmed address.")
+
+
+class PasswordResetOut(serializers.Serializer):
+    detail = serializers.CharField(help_text="The same answer whether an account has the address or not.")
+
+
 class EmailConfirmIn(serializers.Serializer):
     token = serializers.CharField(max_length=500, help_text="The token in the link mailed to the new address.")
 
