@@ -5,16 +5,18 @@ from __future__ import annotations
 from typing import cast
 
 from django.utils.translation import gettext as _
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, Throttled
+from rest_framework.exceptions import NotFound, Throttled, ValidationError
 from rest_framework.permissions import AllowAny, BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from accounts import recovery, services
+from accounts import leaving, recovery, services
 from accounts.models import ApiToken, User
 from tintero.api.serializers import (
+    DeleteAccountIn,
     EmailConfirmIn,
     EmailIn,
     MeSerializer,
@@ -101,6 +103,36 @@ class MeView(ApiView):
         serializer.is_valid(raise_exception=True)
         serializer.save()
         return Response(serializer.data)
+
+    @extend_schema(
+        summary="Delete my account",
+        description="Erases the account (name, email, avatar, password, tokens, push subscriptions, feed, "
+        "notifications, sessions); posts stay in the threads under a neutral name and characters pass to "
+        "their campaigns' GMs as NPCs. Needs the password. A GM who is the last GM of a running campaign is "
+        "refused (400, naming the campaigns) until they hand it over or end it.",
+        request=DeleteAccountIn,
+        responses={204: None, **errors(400, 401)},
+    )
+    def delete(self, request: Request) -> Response:
+        user = cast(User, request.user)
+        data = self.parse(DeleteAccountIn)
+        if not user.check_password(data["password"]):
+            raise ValidationError({"password": [_("La contraseña no es correcta.")]})
+        leaving.delete_account(user=user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeExportView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        summary="Download my data",
+        description="Everything the account gave the site: profile, memberships, posts (Markdown as written), "
+        "characters with their sheets, notification settings and API tokens (never their keys).",
+        responses={200: OpenApiTypes.OBJECT, **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(leaving.export_account(cast(User, request.user)))
 
 
 class MeEmailView(ApiView):

@@ -126,6 +126,22 @@ class PasswordResetRequestForm(forms.Form):
     )
 
 
+class DeleteAccountForm(forms.Form):
+    """Deleting the account asks for the password again: a session left open is not enough."""
+
+    password = forms.CharField(label=_("Tu contraseña"), strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data.get("password", "")
+        if not self.user.check_password(password):
+            raise ValidationError(_("La contraseña no es correcta."), code="wrong_password")
+        return password
+
+
 class TokenNameForm(forms.Form):
     name = forms.CharField(
         label=_("Nombre"),

@@ -8,6 +8,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+# The name a deleted account's posts keep in the threads (also stored as its display name, for raw reads).
+FORMER_MEMBER = _("antiguo miembro")
 # What other people see of an account beside its posts and in whisper lists.
 PUBLIC_PROFILE_FIELDS = ("username", "display_name", "avatar")
 _NOT_LOADED = object()
@@ -23,6 +25,8 @@ class User(AbstractUser):
     # waits here until its owner opens the signed link sent to it, and is used for nothing before.
     pending_email = models.EmailField(_("correo por confirmar"), blank=True)
     email_verified_at = models.DateTimeField(_("correo confirmado el"), null=True, blank=True)
+    # Set when the account is deleted: the row stays (posts and rolls point at it), erased of everything personal.
+    deleted_at = models.DateTimeField(_("cuenta borrada el"), null=True, blank=True)
     # The public profile as read from the database (None: not read from it), to see whether a save changes it.
     _loaded_profile: tuple[object, ...] | None = None
 
@@ -38,7 +42,14 @@ class User(AbstractUser):
 
     @property
     def public_name(self) -> str:
+        # Read without loading a deferred field: a list that loaded only names shows the stored neutral name.
+        if self.__dict__.get("deleted_at") is not None:
+            return str(FORMER_MEMBER)
         return self.display_name or self.username
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.__dict__.get("deleted_at") is not None
 
     @property
     def email_verified(self) -> bool:

@@ -13,6 +13,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("profile/email/", views.email, name="email"),
     path("profile/email/resend/", views.email_resend, name="email_resend"),
     path("email/confirm/<str:token>/", views.email_confirm, name="email_confirm"),
+    path("profile/data/", views.data_download, name="data_download"),
+    path("delete/", views.delete_account, name="delete"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path(

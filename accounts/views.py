@@ -6,20 +6,21 @@ from __future__ import annotations
 from typing import cast
 
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts import recovery, services
+from accounts import leaving, recovery, services
 from accounts.forms import (
     AvatarForm,
+    DeleteAccountForm,
     DisplayNameForm,
     EmailForm,
     PasswordResetRequestForm,
@@ -159,6 +160,37 @@ class LoginView(auth_views.LoginView):
             response.status_code = 429
             response["Retry-After"] = str(form.throttled.retry_after)
         return response
+
+
+@login_required
+@require_http_methods(["GET"])
+def data_download(request: HttpRequest) -> HttpResponse:
+    """The person's own data as one JSON file (portability)."""
+    user = cast(User, request.user)
+    response = JsonResponse(leaving.export_account(user), json_dumps_params={"ensure_ascii": False, "indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="tintero-{user.pk}.json"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def delete_account(request: HttpRequest) -> HttpResponse:
+    """Say what deletion keeps and erases; with the password, erase the account and log out."""
+    user = cast(User, request.user)
+    form = DeleteAccountForm(request.POST or None, user=user)
+    blocking = leaving.campaigns_only_they_run(user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            leaving.delete_account(user=user)
+        except ValidationError as error:
+            form.add_error(None, error)
+        else:
+            logout(request)
+            messages.success(request, _("Tu cuenta está borrada. Gracias por las historias."))
+            return redirect("campaigns:home")
+    context = {"form": form, "blocking": blocking}
+    return render(request, "accounts/delete.html", context, status=400 if form.errors else 200)
 
 
 @require_http_methods(["GET", "POST"])

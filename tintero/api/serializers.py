@@ -165,6 +165,10 @@ class EmailIn(serializers.Serializer):
     )
 
 
+class DeleteAccountIn(serializers.Serializer):
+    password = serializers.CharField(help_text="The account's password, asked again.", style={"input_type": "password"})
+
+
 class PasswordResetIn(serializers.Serializer):
     email = serializers.EmailField(max_length=254, help_text="The account's confirmed address.")
 

@@ -9,6 +9,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from accounts.apis import (
     EmailConfirmView,
     MeEmailView,
+    MeExportView,
     MeView,
     PasswordResetView,
     TokenDetailView,
@@ -40,6 +41,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/tokens/<int:token_id>/", TokenDetailView.as_view(), name="token-detail"),
     path("me/", MeView.as_view(), name="me"),
     path("me/email/", MeEmailView.as_view(), name="me-email"),
+    path("me/export/", MeExportView.as_view(), name="me-export"),
     path("auth/email/confirm/", EmailConfirmView.as_view(), name="email-confirm"),
     path("auth/password-reset/", PasswordResetView.as_view(), name="password-reset"),
     # Campaigns and membership
