@@ -9,7 +9,7 @@ from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.models import SignupInvitation, User
 from accounts.names import check_display_name_text, check_display_name_unique
 from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
@@ -32,6 +32,21 @@ class SignUpForm(BaseUserCreationForm):
         help_texts = {
             "display_name": _("Como te verá la mesa. Si lo dejas vacío, se usa tu nombre de usuario."),
         }
+
+    def __init__(self, *args: Any, invitation_required: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if invitation_required:
+            self.fields["invitation"] = forms.CharField(
+                label=_("Código de invitación"),
+                max_length=40,
+                help_text=_("Ahora solo se puede entrar con invitación: pide un código a quien lleva el sitio."),
+            )
+
+    def clean_invitation(self) -> str:
+        code: str = self.cleaned_data.get("invitation", "").strip()
+        if not SignupInvitation.objects.filter(code=code, used_at__isnull=True).exists():
+            raise ValidationError(_("Ese código de invitación no existe o ya se usó."), code="invitation")
+        return code
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data.get("username", "")

@@ -128,3 +128,24 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user_id})"
+
+
+class SignupInvitation(models.Model):
+    """A code that lets one person sign up while sign-ups are by invitation only (``SIGNUPS=invitation``).
+    Made by the site's staff (``manage.py signup_invitations``); used once."""
+
+    code = models.CharField(_("código"), max_length=40, unique=True)
+    note = models.CharField(_("para quién"), max_length=120, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_by = models.OneToOneField(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="signup_invitation"
+    )
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("invitación para registrarse")
+        verbose_name_plural = _("invitaciones para registrarse")
+
+    def __str__(self) -> str:
+        return f"{self.code[:6]}… ({'used' if self.used_at else 'open'})"

@@ -16,11 +16,26 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import mail, tasks
-from accounts.models import ApiToken, User
+from accounts.models import ApiToken, SignupInvitation, User
 from characters import portraits
 
 # last_used_at is for the owner's list, not an audit log: one write per token per this many seconds at most.
 LAST_USED_RESOLUTION = timedelta(minutes=5)
+
+
+def create_signup_invitations(count: int, *, note: str = "") -> list[SignupInvitation]:
+    """New one-use codes for sign-ups by invitation (SIGNUPS=invitation)."""
+    return [SignupInvitation.objects.create(code=secrets.token_urlsafe(12), note=note[:120]) for _ in range(count)]
+
+
+def use_signup_invitation(*, code: str, user: User) -> SignupInvitation:
+    """Spend an invitation on the account just made (in its transaction): a code works once."""
+    invitation = SignupInvitation.objects.select_for_update().filter(code=code.strip(), used_at__isnull=True).first()
+    if invitation is None:
+        raise ValidationError({"invitation": _("Ese código de invitación no existe o ya se usó.")})
+    invitation.used_by, invitation.used_at = user, timezone.now()
+    invitation.save(update_fields=["used_by", "used_at"])
+    return invitation
 
 
 def normalized_address(address: str) -> str:

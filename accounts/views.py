@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
 from django.contrib.auth import views as auth_views
@@ -35,12 +36,21 @@ from accounts.models import ApiToken, User
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("campaigns:home")
-    form = SignUpForm(request.POST or None)
+    if settings.SIGNUPS == "closed":
+        return render(request, "accounts/signup_closed.html", status=403)
+    by_invitation = settings.SIGNUPS == "invitation"
+    form = SignUpForm(request.POST or None, invitation_required=by_invitation)
     if request.method == "POST" and form.is_valid():
-        with transaction.atomic():
-            user = form.save()
-            if form.cleaned_data.get("email"):
-                user = services.request_email(user=user, address=form.cleaned_data["email"])
+        try:
+            with transaction.atomic():
+                user = form.save()
+                if by_invitation:
+                    services.use_signup_invitation(code=form.cleaned_data["invitation"], user=user)
+                if form.cleaned_data.get("email"):
+                    user = services.request_email(user=user, address=form.cleaned_data["email"])
+        except ValidationError as error:  # the code was spent by someone else meanwhile
+            form.add_error(None, error)
+            return render(request, "accounts/signup.html", {"form": form}, status=400)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("¡Bienvenido a Tintero, %(name)s!") % {"name": user.public_name})
         if user.pending_email:

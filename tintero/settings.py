@@ -105,6 +105,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "notifications.context_processors.unread_notifications",
+                "accounts.context_processors.site",
             ],
         },
     },
@@ -240,6 +241,13 @@ LOGOUT_REDIRECT_URL = "campaigns:home"
 LOGIN_THROTTLE_ACCOUNT = env_int("LOGIN_THROTTLE_ACCOUNT", 10)
 LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
 LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Who may create an account: "open" (anyone), "invitation" (with an unused code made by
+# `manage.py signup_invitations`) or "closed" (nobody: accounts are made by the staff).
+SIGNUPS = env_str("SIGNUPS", "open").strip().lower()
+if SIGNUPS not in {"open", "invitation", "closed"}:
+    raise ImproperlyConfigured(f"SIGNUPS must be open, invitation or closed, not {SIGNUPS!r}")
+# The site's contact address, shown in every page's footer (none shown while empty).
+SITE_CONTACT_EMAIL = env_str("SITE_CONTACT_EMAIL")
 # Hours the signed link that confirms a new email address works (accounts.mail).
 EMAIL_CONFIRM_HOURS = env_int("EMAIL_CONFIRM_HOURS", 72)
 # Seconds a password reset link works (Django's token generator).
