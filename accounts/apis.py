@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from accounts import leaving, recovery, services
 from accounts.models import ApiToken, User
+from accounts.request_counts import TooManyRequests
 from tintero.api.serializers import (
     DeleteAccountIn,
     EmailConfirmIn,
@@ -145,21 +146,27 @@ class MeEmailView(ApiView):
         description="Mails a confirmation link to the new address. `email` stays the confirmed address (and "
         "keeps receiving mail) until the link is opened; `pending_email` shows the one waiting.",
         request=EmailIn,
-        responses={200: MeSerializer, **errors(400, 401)},
+        responses={200: MeSerializer, **errors(400, 401, 429)},
     )
     def put(self, request: Request) -> Response:
         data = self.parse(EmailIn)
-        user = services.request_email(user=cast(User, request.user), address=data["email"])
+        try:
+            user = services.request_email(user=cast(User, request.user), address=data["email"])
+        except TooManyRequests as refused:
+            raise Throttled(wait=refused.retry_after, detail=str(refused)) from None
         return self.render(user, MeSerializer)
 
     @extend_schema(
         summary="Send the confirmation link again",
         request=None,
-        responses={200: MeSerializer, **errors(400, 401)},
+        responses={200: MeSerializer, **errors(400, 401, 429)},
     )
     def post(self, request: Request) -> Response:
         user = cast(User, request.user)
-        services.resend_confirmation(user=user)
+        try:
+            services.resend_confirmation(user=user)
+        except TooManyRequests as refused:
+            raise Throttled(wait=refused.retry_after, detail=str(refused)) from None
         return self.render(user, MeSerializer)
 
 
@@ -195,7 +202,7 @@ class PasswordResetView(ApiView):
         data = self.parse(PasswordResetIn)
         try:
             recovery.request_password_reset(request._request, data["email"])
-        except recovery.ResetThrottled as throttled:
-            raise Throttled(wait=throttled.retry_after, detail=str(throttled)) from None
+        except TooManyRequests as refused:
+            raise Throttled(wait=refused.retry_after, detail=str(refused)) from None
         message = _("Si es la dirección confirmada de una cuenta, le hemos enviado un enlace.")
         return Response({"detail": message}, status=status.HTTP_202_ACCEPTED)

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from accounts import mail, tasks
 from accounts.models import ApiToken, SignupInvitation, User
+from accounts.request_counts import count_or_refuse, hashed
 from characters import portraits
 
 # last_used_at is for the owner's list, not an audit log: one write per token per this many seconds at most.
@@ -55,7 +56,7 @@ def address_taken(address: str, *, besides: User | None = None) -> bool:
 def request_email(*, user: User, address: str) -> User:
     """Ask to use ``address`` for the account. A new address is used for nothing until its owner opens the
     link mailed to it; meanwhile a confirmed one keeps getting the mail and is told. The confirmed address
-    again cancels a change under way; an empty one removes both."""
+    again cancels a change under way; an empty one removes both. TooManyRequests past the links allowed."""
     address = normalized_address(address)
     if address:
         validate_email(address)
@@ -70,12 +71,24 @@ def request_email(*, user: User, address: str) -> User:
         return user
     if address.casefold() == user.pending_email.casefold():
         return user  # already waiting: ask for the link again to send it again
+    _count_confirmation_mail(user, address)
     user.pending_email = address
     user.save(update_fields=["pending_email"])
     tasks.send_after_commit(mail.CONFIRM, user.pk, address)
     if user.email_verified:
         tasks.send_after_commit(mail.CHANGE_REQUESTED, user.pk, address)
     return user
+
+
+def _count_confirmation_mail(user: User, address: str) -> None:
+    """Raise TooManyRequests past the confirmation links allowed per account and per target address."""
+    count_or_refuse(
+        {
+            f"confirm:user:{user.pk}": settings.EMAIL_CONFIRM_THROTTLE_ACCOUNT,
+            f"confirm:email:{hashed(address)}": settings.EMAIL_CONFIRM_THROTTLE_ADDRESS,
+        },
+        settings.EMAIL_CONFIRM_THROTTLE_WINDOW,
+    )
 
 
 def unconfirmed_address(user: User) -> str:
@@ -87,9 +100,11 @@ def unconfirmed_address(user: User) -> str:
 
 def resend_confirmation(*, user: User) -> str:
     """Mail the confirmation link again to the address waiting for it; returns that address."""
+    user = User.objects.get(pk=user.pk)  # as stored: the caller's copy may predate the last request
     address = unconfirmed_address(user)
     if not address:
         raise ValidationError(_("No hay ninguna dirección por confirmar."), code="nothing_to_confirm")
+    _count_confirmation_mail(user, address)
     with transaction.atomic():
         tasks.send_after_commit(mail.CONFIRM, user.pk, address)
     return address

@@ -30,6 +30,7 @@ from accounts.forms import (
     TokenNameForm,
 )
 from accounts.models import ApiToken, User
+from accounts.request_counts import TooManyRequests
 
 
 @require_http_methods(["GET", "POST"])
@@ -51,6 +52,9 @@ def signup(request: HttpRequest) -> HttpResponse:
         except ValidationError as error:  # the code was spent by someone else meanwhile
             form.add_error(None, error)
             return render(request, "accounts/signup.html", {"form": form}, status=400)
+        except TooManyRequests as refused:  # too many links to that address: the account is not made
+            form.add_error("email", str(refused))
+            return _too_many(render(request, "accounts/signup.html", {"form": form}), refused)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         messages.success(request, _("¡Bienvenido a Tintero, %(name)s!") % {"name": user.public_name})
         if user.pending_email:
@@ -61,6 +65,12 @@ def signup(request: HttpRequest) -> HttpResponse:
             )
         return redirect("campaigns:home")
     return render(request, "accounts/signup.html", {"form": form})
+
+
+def _too_many(response: HttpResponse, refused: TooManyRequests) -> HttpResponse:
+    response.status_code = 429
+    response["Retry-After"] = str(refused.retry_after)
+    return response
 
 
 @login_required
@@ -98,6 +108,10 @@ def email(request: HttpRequest) -> HttpResponse:
             user = services.request_email(user=user, address=form.cleaned_data["email"])
         except ValidationError as error:
             form.add_error("email", error)
+        except TooManyRequests as refused:
+            form.add_error("email", str(refused))
+            context = _profile_context(user, email_form=form)
+            return _too_many(render(request, "accounts/profile.html", context), refused)
         else:
             if user.pending_email:
                 messages.success(
@@ -118,6 +132,8 @@ def email_resend(request: HttpRequest) -> HttpResponse:
         address = services.resend_confirmation(user=cast(User, request.user))
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
+    except TooManyRequests as refused:
+        messages.error(request, str(refused))
     else:
         messages.success(request, _("Enlace enviado de nuevo a %(address)s.") % {"address": address})
     return redirect("accounts:profile")
@@ -210,11 +226,9 @@ def password_reset(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         try:
             recovery.request_password_reset(request, form.cleaned_data["email"])
-        except recovery.ResetThrottled as throttled:
-            form.add_error(None, str(throttled))
-            response = render(request, "accounts/password_reset.html", {"form": form}, status=429)
-            response["Retry-After"] = str(throttled.retry_after)
-            return response
+        except TooManyRequests as refused:
+            form.add_error(None, str(refused))
+            return _too_many(render(request, "accounts/password_reset.html", {"form": form}), refused)
         return render(request, "accounts/password_reset_sent.html", {"address": form.cleaned_data["email"]})
     return render(request, "accounts/password_reset.html", {"form": form}, status=400 if form.errors else 200)
 

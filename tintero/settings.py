@@ -250,6 +250,11 @@ if SIGNUPS not in {"open", "invitation", "closed"}:
 SITE_CONTACT_EMAIL = env_str("SITE_CONTACT_EMAIL")
 # Hours the signed link that confirms a new email address works (accounts.mail).
 EMAIL_CONFIRM_HOURS = env_int("EMAIL_CONFIRM_HOURS", 72)
+# Confirmation links mailed per account and per target address in each window of
+# EMAIL_CONFIRM_THROTTLE_WINDOW seconds (sign-up, profile, resend): no one floods a stranger's mailbox.
+EMAIL_CONFIRM_THROTTLE_ACCOUNT = env_int("EMAIL_CONFIRM_THROTTLE_ACCOUNT", 5)
+EMAIL_CONFIRM_THROTTLE_ADDRESS = env_int("EMAIL_CONFIRM_THROTTLE_ADDRESS", 3)
+EMAIL_CONFIRM_THROTTLE_WINDOW = env_int("EMAIL_CONFIRM_THROTTLE_WINDOW", 60 * 60)
 # Seconds a password reset link works (Django's token generator).
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 60 * 60)
 # Password reset requests (accounts.recovery) allowed per typed address and per client address in each window

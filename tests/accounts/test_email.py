@@ -172,3 +172,37 @@ def test_an_address_set_without_confirmation_gets_no_link_mail_for_another_kind(
     assert account_mail.send(account_mail.PASSWORD_RESET, user.pk, "", "es") == "skipped"
     assert account_mail.send(account_mail.CONFIRM, user.pk, "ana@example.org", "es") == "sent"
     assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+
+
+def test_confirmation_links_to_one_address_are_limited(django_capture_on_commit_callbacks: Any) -> None:
+    # Nobody can flood a stranger's mailbox by asking for links (sign-up, profile, resend).
+    with override_settings(EMAIL_CONFIRM_THROTTLE_ADDRESS=2, EMAIL_CONFIRM_THROTTLE_ACCOUNT=10):
+        for name in ("a1", "a2"):
+            with django_capture_on_commit_callbacks(execute=True):
+                assert (
+                    client_for(make_user(name))
+                    .post("/accounts/profile/email/", {"email": "victima@example.org"})
+                    .status_code
+                    == 302
+                )
+        refused = client_for(make_user("a3")).post("/accounts/profile/email/", {"email": "victima@example.org"})
+        signup = Client().post(
+            "/accounts/signup/",
+            {"username": "a4", "email": "victima@example.org", "password1": PASSWORD, "password2": PASSWORD},
+        )
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert "Demasiadas peticiones de correo" in refused.content.decode()
+    assert signup.status_code == 429 and not User.objects.filter(username="a4").exists()
+    assert len(_to("victima@example.org")) == 2
+
+
+def test_resending_is_limited_per_account(django_capture_on_commit_callbacks: Any) -> None:
+    user = make_user("ana")
+    client = client_for(user)
+    with override_settings(EMAIL_CONFIRM_THROTTLE_ACCOUNT=2, EMAIL_CONFIRM_THROTTLE_ADDRESS=10):
+        with django_capture_on_commit_callbacks(execute=True):
+            services.request_email(user=user, address="ana@example.org")
+            client.post("/accounts/profile/email/resend/")
+        page = client.post("/accounts/profile/email/resend/", follow=True)
+    assert "Demasiadas peticiones de correo" in page.content.decode()
+    assert len(_to("ana@example.org")) == 2

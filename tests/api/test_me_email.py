@@ -48,3 +48,13 @@ def test_bad_input_is_a_json_error(table: Table, api: ApiFor) -> None:
     error = assert_error(api(None).post("/api/auth/email/confirm/", {"token": "x"}, format="json"), 400)
     assert "no es válido" in error["message"]
     assert_error(api(None).put("/api/me/email/", {"email": "a@example.org"}, format="json"), 401)
+
+
+def test_too_many_links_is_a_json_429(table: Table, api: ApiFor) -> None:
+    from django.test import override_settings
+
+    with override_settings(EMAIL_CONFIRM_THROTTLE_ACCOUNT=1):
+        assert api(table.gm).put("/api/me/email/", {"email": "a@example.org"}, format="json").status_code == 200
+        refused = api(table.gm).post("/api/me/email/")
+    error = assert_error(refused, 429)
+    assert int(refused["Retry-After"]) > 0 and "Demasiadas peticiones" in error["message"]
