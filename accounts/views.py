@@ -1,5 +1,6 @@
-"""Account pages: sign up, log in (throttled), the profile and API tokens. Log out and password change are
-Django's own views."""
+"""Account pages: sign up (open, by invitation or closed), log in (throttled), the profile (name, email
+address, avatar), password reset, API tokens, and leaving (download one's data, delete the account). Log out
+and password change are Django's own views."""
 
 from __future__ import annotations
 

@@ -11,6 +11,8 @@ import pytest
 from django.core import mail, signing
 from django.test import Client, override_settings
 from django.utils import timezone
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from accounts import mail as account_mail
 from accounts import services
@@ -206,3 +208,22 @@ def test_resending_is_limited_per_account(django_capture_on_commit_callbacks: An
         page = client.post("/accounts/profile/email/resend/", follow=True)
     assert "Demasiadas peticiones de correo" in page.content.decode()
     assert len(_to("ana@example.org")) == 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    user_id=st.integers(min_value=1, max_value=2**31),
+    address=st.emails(),
+    position=st.integers(min_value=0),
+    replacement=st.sampled_from("AZaz09-_:"),
+)
+def test_a_confirmation_token_opens_to_what_it_was_signed_for_and_any_change_breaks_it(
+    user_id: int, address: str, position: int, replacement: str
+) -> None:
+    token = account_mail.confirmation_token(user_id, address)
+    assert account_mail.read_confirmation_token(token) == account_mail.Confirmation(user_id, address)
+    index = position % len(token)
+    tampered = token[:index] + replacement + token[index + 1 :]
+    if tampered != token:
+        with pytest.raises(account_mail.BadConfirmation):
+            account_mail.read_confirmation_token(tampered)
