@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.sessions.models import Session
@@ -93,7 +94,7 @@ def leaver(table: Table) -> User:
 def _surfaces(table: Table, viewer: User | None) -> dict[str, str]:
     client = _client(viewer)
     pk = table.campaign.pk
-    pages = {
+    pages: dict[str, Any] = {
         "thread": client.get(f"/scenes/{table.scene.pk}/"),
         "campaign": client.get(f"/campaigns/{pk}/"),
         "roll log": client.get(f"/campaigns/{pk}/tiradas/"),
@@ -101,10 +102,18 @@ def _surfaces(table: Table, viewer: User | None) -> dict[str, str]:
         "book": client.get(f"/campaigns/{pk}/exportar/libro.html"),
         "archive": client.get(f"/campaigns/{pk}/exportar/archivo.json"),
     }
+    api = APIClient()
+    if viewer is not None:
+        api.force_authenticate(viewer)
+    pages["api search"] = api.get("/api/search/", {"q": "RAMIRO"})
+    pages["api posts"] = api.get(f"/api/scenes/{table.scene.pk}/posts/")
+    pages["api roll log"] = api.get(f"/api/campaigns/{pk}/roll-log/")
+    if viewer is not None:
+        pages["api export"] = api.get(f"/api/campaigns/{pk}/export/")
     texts = {}
     for name, response in pages.items():
         assert response.status_code == 200, (name, response.status_code)
-        body = b"".join(response.streaming_content) if response.streaming else response.content  # type: ignore[attr-defined]
+        body = b"".join(response.streaming_content) if response.streaming else response.content
         texts[name] = body.decode()
     return texts
 
@@ -166,7 +175,7 @@ def test_after_deletion_every_surface_is_readable_and_free_of_her(
     for viewer in (table.gm, table.player, table.reader, None):
         for name, text in _surfaces(table, viewer).items():
             _free_of_her(text)
-            if name in ("thread", "book", "archive"):
+            if name in ("thread", "book", "archive", "api posts", "api export"):
                 assert "RELATO-DE-RAMIRO" in text, (name, viewer)
             if name == "search":  # the matches are marked inside the snippet
                 assert "<mark>RAMIRO</mark>" in text and "search-result" in text, viewer
