@@ -48,10 +48,6 @@ class User(AbstractUser):
         return self.display_name or self.username
 
     @property
-    def is_deleted(self) -> bool:
-        return self.__dict__.get("deleted_at") is not None
-
-    @property
     def email_verified(self) -> bool:
         """Whether mail may go to ``email``: only to an address its owner confirmed."""
         return bool(self.email) and self.email_verified_at is not None
