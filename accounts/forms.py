@@ -9,7 +9,7 @@ from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User
+from accounts.models import SignupInvitation, User
 from accounts.names import check_display_name_text, check_display_name_unique
 from accounts.selectors import names_beside
 from accounts.throttle import LoginThrottled, authenticate_throttled
@@ -17,19 +17,36 @@ from characters.portraits import MAX_BYTES
 
 
 class SignUpForm(BaseUserCreationForm):
-    """Username, display name, optional email and the password twice."""
+    """Username, display name, optional email and the password twice. The address is not saved on the
+    account: the view asks for it (accounts.services.request_email), which mails it the confirmation link."""
+
+    email = forms.EmailField(
+        label=_("Correo electrónico (opcional)"),
+        required=False,
+        help_text=_("Te enviaremos un enlace para confirmarla: hasta entonces no se usa."),
+    )
 
     class Meta:
         model = User
-        fields = ("username", "display_name", "email")
+        fields = ("username", "display_name")
         help_texts = {
             "display_name": _("Como te verá la mesa. Si lo dejas vacío, se usa tu nombre de usuario."),
         }
-        labels = {"email": _("Correo electrónico (opcional)")}
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["email"].required = False
+    def __init__(self, *args: Any, invitation_required: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if invitation_required:
+            self.fields["invitation"] = forms.CharField(
+                label=_("Código de invitación"),
+                max_length=40,
+                help_text=_("Ahora solo se puede entrar con invitación: pide un código a quien lleva el sitio."),
+            )
+
+    def clean_invitation(self) -> str:
+        code: str = self.cleaned_data.get("invitation", "").strip()
+        if not SignupInvitation.objects.filter(code=code, used_at__isnull=True).exists():
+            raise ValidationError(_("Ese código de invitación no existe o ya se usó."), code="invitation")
+        return code
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data.get("username", "")
@@ -59,6 +76,18 @@ class DisplayNameForm(forms.ModelForm):
             check_display_name_text(name)
             check_display_name_unique(name, names_beside(self.instance))
         return name
+
+
+class EmailForm(forms.Form):
+    email = forms.EmailField(
+        label=_("Correo electrónico"),
+        required=False,
+        max_length=254,
+        help_text=_(
+            "Una dirección nueva no se usa hasta que abras el enlace que le enviamos; la anterior sigue "
+            "recibiendo el correo hasta entonces. Déjalo vacío para no recibir correo."
+        ),
+    )
 
 
 class AvatarForm(forms.Form):
@@ -102,6 +131,30 @@ class ThrottledLoginForm(AuthenticationForm):
                 raise self.get_invalid_login_error()
             self.confirm_login_allowed(self.user_cache)
         return self.cleaned_data
+
+
+class PasswordResetRequestForm(forms.Form):
+    email = forms.EmailField(
+        label=_("Correo electrónico"),
+        max_length=254,
+        help_text=_("La dirección confirmada de tu cuenta."),
+    )
+
+
+class DeleteAccountForm(forms.Form):
+    """Deleting the account asks for the password again: a session left open is not enough."""
+
+    password = forms.CharField(label=_("Tu contraseña"), strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, *args: Any, user: User, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data.get("password", "")
+        if not self.user.check_password(password):
+            raise ValidationError(_("La contraseña no es correcta."), code="wrong_password")
+        return password
 
 
 class TokenNameForm(forms.Form):

@@ -4,9 +4,12 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models, transaction
-from django.db.models import F
+from django.db.models import F, Q
+from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
+# The name a deleted account's posts keep in the threads (also stored as its display name, for raw reads).
+FORMER_MEMBER = _("antiguo miembro")
 # What other people see of an account beside its posts and in whisper lists.
 PUBLIC_PROFILE_FIELDS = ("username", "display_name", "avatar")
 _NOT_LOADED = object()
@@ -18,16 +21,36 @@ class User(AbstractUser):
     display_name = models.CharField(_("nombre visible"), max_length=80, blank=True)
     # Beside the account's out-of-character and narrator posts; re-encoded like character portraits.
     avatar = models.ImageField(_("avatar"), upload_to="avatars/%Y/%m/", blank=True)
+    # ``email`` is the address mail goes to, once confirmed (``email_verified_at``); a new or changed address
+    # waits here until its owner opens the signed link sent to it, and is used for nothing before.
+    pending_email = models.EmailField(_("correo por confirmar"), blank=True)
+    email_verified_at = models.DateTimeField(_("correo confirmado el"), null=True, blank=True)
+    # Set when the account is deleted: the row stays (posts and rolls point at it), erased of everything personal.
+    deleted_at = models.DateTimeField(_("cuenta borrada el"), null=True, blank=True)
     # The public profile as read from the database (None: not read from it), to see whether a save changes it.
     _loaded_profile: tuple[object, ...] | None = None
 
     class Meta:
         verbose_name = _("usuario")
         verbose_name_plural = _("usuarios")
+        constraints = [
+            # One account per confirmed address: a password reset finds exactly one.
+            models.UniqueConstraint(
+                Lower("email"), condition=Q(email_verified_at__isnull=False), name="one_account_per_verified_email"
+            )
+        ]
 
     @property
     def public_name(self) -> str:
+        # Read without loading a deferred field: a list that loaded only names shows the stored neutral name.
+        if self.__dict__.get("deleted_at") is not None:
+            return str(FORMER_MEMBER)
         return self.display_name or self.username
+
+    @property
+    def email_verified(self) -> bool:
+        """Whether mail may go to ``email``: only to an address its owner confirmed."""
+        return bool(self.email) and self.email_verified_at is not None
 
     def __str__(self) -> str:
         return self.public_name
@@ -113,3 +136,24 @@ class ThrottleCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.count}"
+
+
+class SignupInvitation(models.Model):
+    """A code that lets one person sign up while sign-ups are by invitation only (``SIGNUPS=invitation``).
+    Made by the site's staff (``manage.py signup_invitations``); used once."""
+
+    code = models.CharField(_("código"), max_length=40, unique=True)
+    note = models.CharField(_("para quién"), max_length=120, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_by = models.OneToOneField(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="signup_invitation"
+    )
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("invitación para registrarse")
+        verbose_name_plural = _("invitaciones para registrarse")
+
+    def __str__(self) -> str:
+        return f"{self.code[:6]}… ({'used' if self.used_at else 'open'})"

@@ -10,6 +10,11 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("profile/", views.profile, name="profile"),
     path("profile/avatar/", views.avatar, name="avatar"),
+    path("profile/email/", views.email, name="email"),
+    path("profile/email/resend/", views.email_resend, name="email_resend"),
+    path("email/confirm/<str:token>/", views.email_confirm, name="email_confirm"),
+    path("profile/data/", views.data_download, name="data_download"),
+    path("delete/", views.delete_account, name="delete"),
     path("tokens/", views.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token_revoke"),
     path(
@@ -19,6 +24,17 @@ urlpatterns: list[URLPattern | URLResolver] = [
             success_url=reverse_lazy("accounts:password_change_done"),
         ),
         name="password_change",
+    ),
+    path("password/reset/", views.password_reset, name="password_reset"),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="accounts/password_reset_complete.html"),
+        name="password_reset_complete",
     ),
     path(
         "password/done/",

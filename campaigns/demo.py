@@ -1,7 +1,7 @@
 """Demo campaigns, one per ruleset, in Spanish: what `make run` shows a first-time visitor.
 
 Idempotent: a campaign that already exists (same title, same creator) is left as it is.
-Demo passwords are for local use only (README says so).
+Demo passwords are for local use only (README says so); demo addresses are confirmed example.org ones.
 """
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils import timezone
 
 from accounts.models import User
 from campaigns import services
@@ -347,10 +348,19 @@ DEMO_SHEETS: dict[str, tuple[dict[str, object], dict[str, object]]] = {
 }
 
 
+def demo_address(username: str) -> str:
+    """The demo user's address: example.org is reserved (RFC 2606), so mail tried locally reaches nobody."""
+    return f"{username}@example.org"
+
+
 def _user(username: str) -> User:
     user, created = User.objects.get_or_create(username=username, defaults={"display_name": DEMO_USERS[username]})
     if created:
         user.set_password(DEMO_PASSWORD)
+    if created or not user.email:
+        # Confirmed already, so mail (notifications, password reset) can be tried at once with the console
+        # backend; a demo loaded before addresses existed gets them too.
+        user.email, user.email_verified_at = demo_address(username), timezone.now()
         user.save()
     return user
 

@@ -249,7 +249,8 @@ def attach_whisper_recipients(posts: list[Post], known_users: Mapping[int, User]
     known: dict[int, User] = dict(known_users or {})
     missing = {uid for post in posts if post.recipients == Recipients.WHISPER for uid in post.whisper_ids} - set(known)
     if missing:
-        known.update((u.pk, u) for u in User.objects.filter(pk__in=missing).only("id", "username", "display_name"))
+        named = User.objects.filter(pk__in=missing).only("id", "username", "display_name", "deleted_at")
+        known.update((u.pk, u) for u in named)
     for post in posts:
         ids = post.whisper_ids if post.recipients == Recipients.WHISPER else []
         users = sorted((known[uid] for uid in ids if uid in known), key=lambda u: u.pk)

@@ -159,7 +159,8 @@ def send_delivery(delivery_id: int) -> str:
         return "skipped"
     delivery = Delivery.objects.select_related("user", "campaign", "push_subscription").get(pk=delivery_id)
     notes = _still_told(delivery)
-    if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email):
+    # Checked again at sending: the address may have been removed since the delivery was scheduled.
+    if not notes or (delivery.channel == Channel.EMAIL and not delivery.user.email_verified):
         return _abandon(delivery_id, "nothing to tell")
     try:
         if delivery.channel == Channel.PUSH:

@@ -435,7 +435,12 @@ def schedule_immediate_mail(campaign: Campaign, written: Sequence[Notification])
     modes = dict(
         CampaignPreference.objects.filter(campaign=campaign, user_id__in=user_ids).values_list("user_id", "email")
     )
-    with_address = set(User.objects.filter(pk__in=user_ids).exclude(email="").values_list("pk", flat=True))
+    # Mail goes only to an address its owner confirmed (accounts.services.confirm_email).
+    with_address = set(
+        User.objects.filter(pk__in=user_ids, email_verified_at__isnull=False)
+        .exclude(email="")
+        .values_list("pk", flat=True)
+    )
     held = quiet_until(user_ids)
     deliveries = []
     for n in written:
@@ -569,7 +574,9 @@ def schedule_digests(now: Any = None) -> list[Delivery]:
     last digest (and not read yet). Keyed by the day: running twice the same day sends nothing twice."""
     now = now or timezone.now()
     day = timezone.localdate(now).isoformat()
-    pending = Notification.objects.filter(unread_q(), digested=False).exclude(user__email="")
+    pending = Notification.objects.filter(unread_q(), digested=False, user__email_verified_at__isnull=False).exclude(
+        user__email=""
+    )
     daily_pairs = set(CampaignPreference.objects.filter(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))
     default_daily = settings.NOTIFICATION_EMAIL_DEFAULT == EmailMode.DAILY
     other_pairs = set(CampaignPreference.objects.exclude(email=EmailMode.DAILY).values_list("user_id", "campaign_id"))

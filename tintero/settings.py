@@ -106,6 +106,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "notifications.context_processors.unread_notifications",
+                "accounts.context_processors.site",
             ],
         },
     },
@@ -241,6 +242,27 @@ LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
 LOGIN_THROTTLE_DEVICE = env_int("LOGIN_THROTTLE_DEVICE", 10)
 LOGIN_DEVICE_COOKIE_DAYS = env_int("LOGIN_DEVICE_COOKIE_DAYS", 365)
 LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Who may create an account: "open" (anyone), "invitation" (with an unused code made by
+# `manage.py signup_invitations`) or "closed" (nobody: accounts are made by the staff).
+SIGNUPS = env_str("SIGNUPS", "open").strip().lower()
+if SIGNUPS not in {"open", "invitation", "closed"}:
+    raise ImproperlyConfigured(f"SIGNUPS must be open, invitation or closed, not {SIGNUPS!r}")
+# The site's contact address, shown in every page's footer (none shown while empty).
+SITE_CONTACT_EMAIL = env_str("SITE_CONTACT_EMAIL")
+# Hours the signed link that confirms a new email address works (accounts.mail).
+EMAIL_CONFIRM_HOURS = env_int("EMAIL_CONFIRM_HOURS", 72)
+# Confirmation links mailed per account and per target address in each window of
+# EMAIL_CONFIRM_THROTTLE_WINDOW seconds (sign-up, profile, resend): no one floods a stranger's mailbox.
+EMAIL_CONFIRM_THROTTLE_ACCOUNT = env_int("EMAIL_CONFIRM_THROTTLE_ACCOUNT", 5)
+EMAIL_CONFIRM_THROTTLE_ADDRESS = env_int("EMAIL_CONFIRM_THROTTLE_ADDRESS", 3)
+EMAIL_CONFIRM_THROTTLE_WINDOW = env_int("EMAIL_CONFIRM_THROTTLE_WINDOW", 60 * 60)
+# Seconds a password reset link works (Django's token generator).
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 60 * 60)
+# Password reset requests (accounts.recovery) allowed per typed address and per client address in each window
+# of PASSWORD_RESET_THROTTLE_WINDOW seconds, counted on the atomic counter like log-in failures.
+PASSWORD_RESET_THROTTLE_EMAIL = env_int("PASSWORD_RESET_THROTTLE_EMAIL", 3)
+PASSWORD_RESET_THROTTLE_ADDRESS = env_int("PASSWORD_RESET_THROTTLE_ADDRESS", 20)
+PASSWORD_RESET_THROTTLE_WINDOW = env_int("PASSWORD_RESET_THROTTLE_WINDOW", 60 * 60)
 # Days an API token lives after it is issued (0: until revoked). A password change revokes every token.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 90)
 AUTH_PASSWORD_VALIDATORS = [

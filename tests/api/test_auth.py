@@ -52,6 +52,8 @@ def test_me_get_and_patch(table: Table, api: ApiFor) -> None:
         "display_name": "Ana",
         "public_name": "Ana",
         "email": "",
+        "email_verified": False,
+        "pending_email": "",
     }
     response = client.patch("/api/me/", {"display_name": "Ana María", "username": "hacker"}, format="json")
     assert response.status_code == 200

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -43,3 +45,28 @@ def test_every_demo_page_renders(username: str) -> None:
     for url in urls:
         response = client.get(url)
         assert response.status_code in (200, 404), (url, response.status_code)
+
+
+def test_demo_users_have_confirmed_example_addresses_so_mail_can_be_tried(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from django.core import mail
+
+    from accounts.recovery import request_password_reset
+    from campaigns.demo import DEMO_USERS
+
+    load_demo()
+    users = User.objects.filter(username__in=DEMO_USERS)
+    assert {(u.username, u.email, u.email_verified) for u in users} == {
+        (name, f"{name}@example.org", True) for name in DEMO_USERS
+    }
+    with django_capture_on_commit_callbacks(execute=True):
+        request_password_reset(None, "ana@example.org")
+    assert [m.to for m in mail.outbox] == [["ana@example.org"]]
+
+
+def test_a_demo_loaded_before_addresses_gets_them() -> None:
+    load_demo()
+    User.objects.filter(username="ana").update(email="", email_verified_at=None)
+    load_demo()
+    assert User.objects.get(username="ana").email_verified

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.core import mail
 from django.test import Client
+from django.utils import timezone
 
 from accounts.models import User
 from campaigns.models import Visibility
@@ -23,8 +24,8 @@ def build_mail_table(visibility: str, capture: Capture) -> Table:
     with capture(execute=True):
         table = build_table(visibility)
     for user in User.objects.all():
-        user.email = f"{user.username}@example.org"
-        user.save(update_fields=["email"])
+        user.email, user.email_verified_at = f"{user.username}@example.org", timezone.now()  # confirmed addresses
+        user.save(update_fields=["email", "email_verified_at"])
     mail.outbox.clear()
     return table
 

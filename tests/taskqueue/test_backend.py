@@ -80,7 +80,9 @@ def test_a_post_is_told_and_mailed_through_the_database_queue(django_capture_on_
     from tests.personas import build_table
 
     table = build_table()
-    table.reader.email = "reader@example.org"
+    from django.utils import timezone
+
+    table.reader.email, table.reader.email_verified_at = "reader@example.org", timezone.now()
     table.reader.save()
     with django_capture_on_commit_callbacks(execute=True):
         campaign_services.create_post(author=table.player, scene=table.scene, body="@reader ¿vienes?")

@@ -131,12 +131,22 @@ class TokenInfoOut(serializers.ModelSerializer):
 class MeSerializer(serializers.ModelSerializer):
     public_name = serializers.CharField(read_only=True)
     # Not format "email": it is "" for users who gave none (the schema said otherwise).
-    email = serializers.CharField(read_only=True, help_text="Empty when the user gave none.")
+    email = serializers.CharField(read_only=True, help_text="The address mail goes to; empty when there is none.")
+    email_verified = serializers.BooleanField(
+        read_only=True, help_text="Whether `email` was confirmed by its owner: mail goes only to a confirmed address."
+    )
+    pending_email = serializers.SerializerMethodField(
+        help_text="An address waiting for its owner to open the link mailed to it (empty when none): used for "
+        "nothing until then."
+    )
 
     class Meta:
         model = User
-        fields = ["id", "username", "display_name", "public_name", "email"]
+        fields = ["id", "username", "display_name", "public_name", "email", "email_verified", "pending_email"]
         read_only_fields = ["id", "username", "email"]
+
+    def get_pending_email(self, user: User) -> str:
+        return user.pending_email if user.pending_email else (user.email if not user.email_verified else "")
 
     def validate_display_name(self, name: str) -> str:
         # The profile form's rules (accounts/names.py); DRF turns the ValidationError into a field error.
@@ -144,6 +154,32 @@ class MeSerializer(serializers.ModelSerializer):
             check_display_name_text(name)
             check_display_name_unique(name, names_beside(self.instance))
         return name
+
+
+class EmailIn(serializers.Serializer):
+    email = serializers.EmailField(
+        allow_blank=True,
+        max_length=254,
+        help_text="The address to use. A new one is mailed a link and used for nothing until it is opened; the "
+        "confirmed address keeps the mail meanwhile and is told. The confirmed address again cancels a change "
+        "under way; empty removes the address.",
+    )
+
+
+class DeleteAccountIn(serializers.Serializer):
+    password = serializers.CharField(help_text="The account's password, asked again.", style={"input_type": "password"})
+
+
+class PasswordResetIn(serializers.Serializer):
+    email = serializers.EmailField(max_length=254, help_text="The account's confirmed address.")
+
+
+class PasswordResetOut(serializers.Serializer):
+    detail = serializers.CharField(help_text="The same answer whether an account has the address or not.")
+
+
+class EmailConfirmIn(serializers.Serializer):
+    token = serializers.CharField(max_length=500, help_text="The token in the link mailed to the new address.")
 
 
 # --- Campaigns ------------------------------------------------------------------------------------

@@ -6,7 +6,16 @@ from csp.decorators import csp_update
 from django.urls import URLPattern, URLResolver, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from accounts.apis import MeView, TokenDetailView, TokenListView, TokenView
+from accounts.apis import (
+    EmailConfirmView,
+    MeEmailView,
+    MeExportView,
+    MeView,
+    PasswordResetView,
+    TokenDetailView,
+    TokenListView,
+    TokenView,
+)
 from campaigns.dashboard_api import DashboardView
 from campaigns.live_api import CampaignEventsView
 from characters import apis as characters
@@ -31,6 +40,10 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("auth/tokens/", TokenListView.as_view(), name="tokens"),
     path("auth/tokens/<int:token_id>/", TokenDetailView.as_view(), name="token-detail"),
     path("me/", MeView.as_view(), name="me"),
+    path("me/email/", MeEmailView.as_view(), name="me-email"),
+    path("me/export/", MeExportView.as_view(), name="me-export"),
+    path("auth/email/confirm/", EmailConfirmView.as_view(), name="email-confirm"),
+    path("auth/password-reset/", PasswordResetView.as_view(), name="password-reset"),
     # Campaigns and membership
     path("campaigns/", campaigns.CampaignListView.as_view(), name="campaigns"),
     path("campaigns/<int:campaign_id>/", campaigns.CampaignDetailView.as_view(), name="campaign"),

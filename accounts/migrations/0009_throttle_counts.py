@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('accounts', '0005_profiles_version'),
+        ('accounts', '0008_signup_invitations'),
     ]
 
     operations = [
