@@ -33,6 +33,7 @@ from pydantic import ValidationError as PydanticValidationError
 from accounts.models import User
 from campaigns import policy
 from campaigns import services as campaign_services
+from campaigns.error_codes import IDEMPOTENCY_CONFLICT
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
 from characters.models import CampaignRulesState, Character, CharacterStatus
@@ -73,8 +74,8 @@ MAX_KEY_LENGTH = 80
 class IdempotencyConflict(Exception):
     """The idempotency key was already used for another request on this procedure (HTTP 409)."""
 
-    code = "idempotency_conflict"
-    http_status = 409
+    code = IDEMPOTENCY_CONFLICT.code
+    http_status = IDEMPOTENCY_CONFLICT.status
 
     def __init__(self) -> None:
         super().__init__(_("Esa clave de idempotencia ya se usó para otra petición."))

@@ -14,19 +14,11 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
+from campaigns.error_codes import BY_STATUS
+
 API_PREFIX = "/api/"
 
-_CODES = {
-    400: "bad_request",
-    401: "not_authenticated",
-    403: "permission_denied",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "request_too_large",
-    415: "unsupported_media_type",
-    429: "throttled",
-    500: "server_error",
-}
+_CODES = BY_STATUS
 
 
 def _messages() -> dict[int, str]:
