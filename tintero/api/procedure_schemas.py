@@ -32,18 +32,24 @@ def _camel(*words: str) -> str:
     return "".join(part.capitalize() for word in words for part in word.replace("-", "_").split("_"))
 
 
-def _untitled(schema: Any, *, mapping: bool = False) -> Any:
-    """The schema without pydantic's ``title`` keys: generators name classes after titles, and two games'
-    ``Modifier`` would clash; the component's own name is what names it."""
+def _for_generators(schema: Any, *, mapping: bool = False) -> Any:
+    """The pydantic schema as client generators read it, meaning the same:
+    - without ``title`` keys: generators name classes after titles, and two games' ``Modifier`` would
+      clash; the component's own name is what names it;
+    - ``const: v`` written ``enum: [v]`` (a ``Literal["gm"]``): openapi-python-client 0.29 checks a
+      ``const`` inside a union outside its try, so ``"gm" | int`` refused every int."""
     if isinstance(schema, list):
-        return [_untitled(item) for item in schema]
+        return [_for_generators(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {
-        key: _untitled(value, mapping=key in ("properties", "$defs", "patternProperties"))
+    shaped = {
+        key: _for_generators(value, mapping=key in ("properties", "$defs", "patternProperties"))
         for key, value in schema.items()
         if mapping or not (key == "title" and isinstance(value, str))
     }
+    if not mapping and "const" in shaped and "enum" not in shaped:
+        shaped["enum"] = [shaped.pop("const")]
+    return shaped
 
 
 class _Components:
@@ -69,7 +75,7 @@ class _Components:
         if model in self.names:
             return self.names[model]
         mode: Literal["validation", "serialization"] = "validation" if sent else "serialization"
-        schema = _untitled(model.model_json_schema(mode=mode, ref_template="#/$defs/{model}"))
+        schema = _for_generators(model.model_json_schema(mode=mode, ref_template="#/$defs/{model}"))
         defs: JSON = schema.pop("$defs", {})
         renamed = {name: self._free(prefix + name, defs[name]) for name in defs}
         text = json.dumps([schema, defs])
@@ -131,8 +137,10 @@ def add_procedures(result: JSON, generator: Any, request: Any, public: bool) -> 
             )
             opening = components.model(procedure.opening.params, game, sent=True)
             open_params.append({"$ref": REF + opening})
+            steps: dict[str, str] = {}
             for step in procedure.steps:
                 ref = {"$ref": REF + components.model(step.params, game, sent=True)}
+                steps[step.key] = ref["$ref"]
                 if ref not in step_params:
                     step_params.append(ref)
             waiting = prefix + "WaitingFor"
@@ -144,6 +152,9 @@ def add_procedures(result: JSON, generator: Any, request: Any, public: bool) -> 
             properties["state"] = {"$ref": REF + state}
             properties["secret_state"] = {**secret, "description": "Only for GMs."}
             properties["waiting_for"] = {"$ref": REF + waiting}
+            # Each step's params model, by step key, and the opening's: what `params` takes for this procedure.
+            variant["x-step-params"] = steps
+            variant["x-open-params"] = REF + opening
             variant["description"] = f"A procedure `{kind}` of `{ruleset}`. {base.get('description', '')}".strip()
             name = prefix + "Flow"
             schemas[name] = variant
