@@ -38,6 +38,7 @@ from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
+from record.chain import append_follow_up
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import make_roll, reveal_roll, roll_audience
 from rulesets import registry
@@ -303,6 +304,7 @@ def _apply(
             summary_es=follow_up.summary.es[:300],
             summary_en=follow_up.summary.en[:300],
         )
+        append_follow_up(record)  # the campaign's roll log covers what happened to the roll, in this transaction
         publish(
             Event(
                 EventType.ROLL_FOLLOWED_UP,
