@@ -9,7 +9,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
+from campaigns.error_codes import PUSH_DISABLED, PUSH_ENDPOINT_TAKEN
 from campaigns.models import Campaign
 from characters.models import Character
 from notifications import catalogue, push, selectors, services
@@ -31,7 +32,6 @@ from notifications.models import (
     RollRequestStatus,
 )
 from tintero.api.errors import error_response
-from tintero.api.serializers import ErrorOut
 from tintero.api.views.base import ApiView, errors
 
 
@@ -386,22 +386,19 @@ class PushSubscriptionsView(ApiView):
     @extend_schema(
         summary="Subscribe a browser to Web Push",
         description="The browser's `PushSubscription.toJSON()`. 400 for an endpoint that is not a known push "
-        "service's public https URL; 409 `push_disabled` without VAPID keys, 409 `push_endpoint_taken` when "
-        "another account registered this endpoint (it must remove it first).",
+        f"service's public https URL; 409 `{PUSH_DISABLED.code}` without VAPID keys, 409 "
+        f"`{PUSH_ENDPOINT_TAKEN.code}` when another account registered this endpoint (it must remove it first).",
         request=PushSubscriptionIn,
         responses={
             201: PushStatusOut,
-            **errors(400, 401),
-            409: OpenApiResponse(
-                ErrorOut, description="`push_disabled` (no VAPID keys) or `push_endpoint_taken` (another account's)."
-            ),
+            **errors(400, 401, PUSH_DISABLED, PUSH_ENDPOINT_TAKEN),
         },
     )
     def post(self, request: Request) -> Response:
         data = self.parse(PushSubscriptionIn)
         current = push.status()
         if not current.enabled:
-            return error_response("push_disabled", current.reason, status.HTTP_409_CONFLICT)
+            return error_response(PUSH_DISABLED.code, current.reason, PUSH_DISABLED.status)
         try:
             push.subscribe(
                 user_id=request.user.pk,  # type: ignore[arg-type]
@@ -412,6 +409,6 @@ class PushSubscriptionsView(ApiView):
         except push.EndpointRefused as refused:
             raise ValidationError({"endpoint": [str(refused)]}) from None
         except push.EndpointTaken as taken:
-            return error_response("push_endpoint_taken", str(taken), status.HTTP_409_CONFLICT)
+            return error_response(PUSH_ENDPOINT_TAKEN.code, str(taken), PUSH_ENDPOINT_TAKEN.status)
         out = {"enabled": True, "reason": "", "public_key": current.public_key}
         return self.render(out, PushStatusOut, status=201)

@@ -1,4 +1,5 @@
 from django.urls import URLPattern, URLResolver, path
+from django.views.decorators.http import conditional_page
 
 from notifications import feeds, views
 
@@ -14,8 +15,9 @@ urlpatterns: list[URLPattern | URLResolver] = [
     path("avisos/navegador/", views.push_subscribe, name="push_subscribe"),
     path("avisos/canal/renovar/", views.rotate_feed, name="rotate_feed"),
     path("avisos/baja/<str:token>/", views.unsubscribe, name="unsubscribe"),
-    path("avisos/canal/<str:token>.atom", feeds.PrivateFeed(), name="private_feed"),
-    path("campaigns/<int:pk>/feed.atom", feeds.PublicCampaignFeed(), name="campaign_feed"),
+    # Feeds answer conditional GETs (ETag, Last-Modified: 304): readers poll them.
+    path("avisos/canal/<str:token>.atom", conditional_page(feeds.PrivateFeed()), name="private_feed"),
+    path("campaigns/<int:pk>/feed.atom", conditional_page(feeds.PublicCampaignFeed()), name="campaign_feed"),
     path("scenes/<int:scene_id>/nudge/", views.nudge, name="nudge"),
     path("scenes/<int:scene_id>/mentions/", views.mention_names, name="mention_names"),
     path("scenes/<int:scene_id>/roll-requests/", views.roll_request_create, name="roll_request_create"),

@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.models import User
 from campaigns import policy
 from campaigns import selectors as campaign_selectors
+from campaigns.error_codes import PUSH_DISABLED
 from campaigns.models import Campaign, Scene
 from campaigns.views.common import flash_validation_error, page_number, user_of
 from characters.models import Character
@@ -227,7 +228,9 @@ def roll_request_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 def push_subscribe(request: HttpRequest) -> JsonResponse:
     """The browser's PushSubscription (``toJSON()``), from static/js/push.js."""
     if not push.status().enabled:
-        return JsonResponse({"error": {"code": "push_disabled", "message": push.status().reason}}, status=409)
+        return JsonResponse(
+            {"error": {"code": PUSH_DISABLED.code, "message": push.status().reason}}, status=PUSH_DISABLED.status
+        )
     try:
         data = json.loads(request.body or b"{}")
         endpoint, keys = str(data["endpoint"]), data["keys"]

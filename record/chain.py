@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from campaigns.models import Campaign
 from record.models import RollChain, RollLink
 from record.rollchain import GENESIS, commitment_of, link_hash
-from rolls.models import Roll
+from rolls.models import Roll, RollFollowUp, RollReveal
 
 
 def roll_content(roll: Roll) -> dict[str, Any]:
@@ -52,7 +52,57 @@ def append_roll(roll: Roll) -> RollLink:
     return append_link(chain, roll, roll_content(roll), secrets.token_hex(16))
 
 
-def append_link(chain: RollChain, roll: Roll | None, content: dict[str, Any], salt: str) -> RollLink:
+def _roll_seq(roll: Roll) -> int | None:
+    seq = RollLink.objects.filter(roll=roll).values_list("seq", flat=True).first()
+    return int(seq) if seq is not None else None
+
+
+@transaction.atomic(savepoint=False)
+def append_follow_up(follow_up: RollFollowUp) -> RollLink | None:
+    """Chain what happened to a roll afterwards (an invocation, a reroll, hope or despair...), in the
+    transaction that recorded it: the log then shows every change to a result, not only the first faces.
+    None for a roll outside the chain (an imported roll whose link could not be opened): nothing to name."""
+    roll = follow_up.roll
+    roll_seq = _roll_seq(roll)
+    if roll_seq is None:
+        return None
+    content = {
+        "event": "follow_up",
+        "roll": roll.pk,
+        "roll_seq": roll_seq,
+        "kind": follow_up.kind,
+        "actor": follow_up.actor.username,
+        "character": follow_up.character.name if follow_up.character_id and follow_up.character else None,
+        "data": follow_up.data,
+        "result": follow_up.result,
+        "time": follow_up.created_at.isoformat(),
+    }
+    chain = _locked_chain(roll.campaign_id)
+    return append_link(chain, None, content, secrets.token_hex(16), about=roll)
+
+
+@transaction.atomic(savepoint=False)
+def append_reveal(reveal: RollReveal) -> RollLink | None:
+    """Chain a GM's reveal of a secret roll (and of its secret difficulty when shown too); None as above."""
+    roll = reveal.roll
+    roll_seq = _roll_seq(roll)
+    if roll_seq is None:
+        return None
+    content = {
+        "event": "reveal",
+        "roll": roll.pk,
+        "roll_seq": roll_seq,
+        "actor": reveal.revealed_by.username,
+        "secret": roll.secret if reveal.include_secret else None,
+        "time": reveal.created_at.isoformat(),
+    }
+    chain = _locked_chain(roll.campaign_id)
+    return append_link(chain, None, content, secrets.token_hex(16), about=roll)
+
+
+def append_link(
+    chain: RollChain, roll: Roll | None, content: dict[str, Any], salt: str, *, about: Roll | None = None
+) -> RollLink:
     """Append one entry to a locked chain."""
     seq = chain.length + 1
     commitment = commitment_of(salt, content)
@@ -60,6 +110,7 @@ def append_link(chain: RollChain, roll: Roll | None, content: dict[str, Any], sa
     link = RollLink.objects.create(
         campaign_id=chain.campaign_id,
         roll=roll,
+        about=about,
         seq=seq,
         prev=chain.head,
         salt=salt,

@@ -27,6 +27,9 @@ class RollLink(models.Model):
 
     campaign = models.ForeignKey("campaigns.Campaign", on_delete=models.CASCADE, related_name="+")
     roll = models.OneToOneField("rolls.Roll", null=True, on_delete=models.SET_NULL, related_name="chain_link")
+    # A link recording what happened to a roll afterwards (a follow-up, a reveal): the roll it is about, whose
+    # visibility opens it. None on a roll's own link.
+    about = models.ForeignKey("rolls.Roll", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     seq = models.PositiveIntegerField()
     prev = models.CharField(max_length=64)
     salt = models.CharField(max_length=32, blank=True)

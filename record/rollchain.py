@@ -42,6 +42,10 @@ def link_hash(seq: int, prev: str, commitment: str) -> str:
 
 # What a roll in an archive must share with its link's content (ids and times differ after an import).
 ROLL_FACTS = ("ruleset", "kind", "label", "request", "result", "gm_only", "roller")
+# What may happen to a roll after it is made, each chained as a link of its own (``content.event``): a
+# follow-up (an invocation, a reroll, hope or despair, a settlement) or a reveal (a secret roll, or its secret
+# difficulty, shown). Such a link names its roll's link (``roll_seq``), always an earlier one.
+EVENTS = ("follow_up", "reveal")
 
 
 class Verdict:
@@ -75,7 +79,25 @@ class Verdict:
         return verdict
 
 
-def _entry_fault(entry: dict[str, Any], seq: int, prev: str, rolls_by_seq: dict[int, dict[str, Any]]) -> str:
+def _event_fault(content: dict[str, Any], seq: int, opened: dict[int, dict[str, Any]]) -> str:
+    if content.get("event") not in EVENTS:
+        return f"it records an unknown event {content.get('event')!r}"
+    roll_seq = content.get("roll_seq")
+    if not isinstance(roll_seq, int) or not 1 <= roll_seq < seq:
+        return "it does not name an earlier link for its roll"
+    earlier = opened.get(roll_seq)
+    if earlier is not None and ("event" in earlier or earlier.get("roll") != content.get("roll")):
+        return f"it names link {roll_seq}, which is not the roll it is about"
+    return ""
+
+
+def _entry_fault(
+    entry: dict[str, Any],
+    seq: int,
+    prev: str,
+    rolls_by_seq: dict[int, dict[str, Any]],
+    opened: dict[int, dict[str, Any]],
+) -> str:
     if entry.get("seq") != seq:
         return f"expected link {seq}, found {entry.get('seq')} (links missing or out of order)"
     if entry.get("prev") != prev:
@@ -87,6 +109,8 @@ def _entry_fault(entry: dict[str, Any], seq: int, prev: str, rolls_by_seq: dict[
         return ""
     if commitment_of(str(entry.get("salt")), content) != entry.get("commitment"):
         return "its content does not open its commitment"
+    if isinstance(content, dict) and "event" in content:
+        return _event_fault(content, seq, opened)
     roll = rolls_by_seq.get(seq)
     if roll is not None:
         for fact in ROLL_FACTS:
@@ -100,16 +124,19 @@ def verify(entries: Sequence[dict[str, Any]], rolls: Sequence[dict[str, Any]] = 
     ``chain_seq``) against its link. Stops at the first broken link."""
     rolls_by_seq = {roll["chain_seq"]: roll for roll in rolls if roll.get("chain_seq")}
     prev, opened, imported, imported_head = GENESIS, 0, 0, GENESIS
+    contents: dict[int, dict[str, Any]] = {}
     for index, entry in enumerate(entries):
         seq = index + 1
-        fault = _entry_fault(entry, seq, prev, rolls_by_seq)
+        fault = _entry_fault(entry, seq, prev, rolls_by_seq, contents)
         if not fault and entry.get("imported"):
             if imported != index:
                 fault = "an imported link follows a link rolled here"
             imported, imported_head = seq, str(entry["hash"])
         if fault:
             return Verdict(index, opened, seq, fault)
-        opened += entry.get("content") is not None
+        if entry.get("content") is not None:
+            opened += 1
+            contents[seq] = entry["content"]
         prev = str(entry["hash"])
     chained = {entry.get("seq") for entry in entries}
     for seq in sorted(rolls_by_seq):

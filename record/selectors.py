@@ -243,7 +243,7 @@ class LinkView:
 
 def _opened_roll_ids(viewer: Viewer, links: list[RollLink]) -> set[int]:
     """The rolls of these links that the viewer may see (three queries whatever the length of the chain)."""
-    rolls = [link.roll for link in links if link.roll is not None]
+    rolls = [roll for link in links for roll in (link.roll, link.about) if roll is not None]
     scene_ids = policy.readable_scene_ids(viewer)
     post_ids = {roll.post_id for roll in rolls if roll.post_id is not None}
     seen_posts = set(
@@ -263,11 +263,15 @@ def _opened_roll_ids(viewer: Viewer, links: list[RollLink]) -> set[int]:
 
 def roll_log(viewer: Viewer, campaign: Campaign) -> list[LinkView]:
     """The campaign's whole roll chain, in order, each link opened as far as the viewer may see its roll."""
-    links = list(RollLink.objects.filter(campaign=campaign).select_related("roll__reveal").order_by("seq"))
+    links = list(
+        RollLink.objects.filter(campaign=campaign).select_related("roll__reveal", "about__reveal").order_by("seq")
+    )
     opened = _opened_roll_ids(viewer, links)
     views = []
     for link in links:
-        shown = link.roll is not None and link.roll.pk in opened
+        # A follow-up's or reveal's link opens with the roll it is about.
+        about = link.roll or link.about
+        shown = about is not None and about.pk in opened
         views.append(
             LinkView(
                 link.seq,

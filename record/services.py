@@ -288,13 +288,21 @@ class _Importer:
 
     def roll_chain(self) -> None:
         """The links as they were, marked as the archive's own history (verified only against itself: anyone
-        can recompute a chain), each joined to the roll imported for it."""
+        can recompute a chain), each joined to the roll imported for it, a follow-up's or reveal's link to the
+        roll it is about."""
         by_seq = {r.chain_seq: self.rolls[r.id] for r in self.archive.rolls if r.chain_seq}
         links = self.archive.roll_chain
+
+        def about(content: object) -> Roll | None:
+            if isinstance(content, dict) and "event" in content and isinstance(content.get("roll_seq"), int):
+                return by_seq.get(content["roll_seq"])
+            return None
+
         RollLink.objects.bulk_create(
             RollLink(
                 campaign=self.target,
                 roll=by_seq.get(link.seq),
+                about=about(link.content),
                 seq=link.seq,
                 prev=link.prev,
                 salt=link.salt or "",

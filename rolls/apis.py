@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns import selectors as campaign_selectors
+from campaigns.error_codes import IDEMPOTENCY_CONFLICT, STEP_NOT_AVAILABLE, STEP_UNAVAILABLE
 from campaigns.policy import Viewer
 from rolls import runner
 from rolls.models import Flow, FlowStep
@@ -129,14 +130,16 @@ class FlowStepsView(RollsApiView):
 
     @extend_schema(
         summary="Take a step of a flow",
-        description="The same validation as the thread: the rules refuse out-of-order steps and steps of a "
-        "closed flow (400, `flow_closed`), the policy refuses someone else's step (403). With an "
-        "`idempotency_key` already used on this flow nothing changes and the flow comes back as it is (200).",
+        description="The same validation as the thread: a step the flow does not offer now (out of order, "
+        f"unknown, or the flow is closed) is refused with 400 `{STEP_NOT_AVAILABLE.code}`, a step offered but "
+        f"impossible now with 400 `{STEP_UNAVAILABLE.code}`, someone else's step with 403. With an "
+        "`idempotency_key` already used on this flow nothing changes and the flow comes back as it is (200). "
+        "`params`: the step's own model (see the flow's `procedure` and its step table).",
         request=FlowStepIn,
         responses={
             201: OpenApiResponse(FlowOut, description="The step was taken."),
             200: OpenApiResponse(FlowOut, description="A replay: that key was already used; nothing changed."),
-            **errors(400, 401, 403, 404, 409),
+            **errors(400, 401, 403, 404, IDEMPOTENCY_CONFLICT),
         },
     )
     def post(self, request: Request, flow_id: int) -> Response:

@@ -38,12 +38,13 @@ from pydantic import ValidationError as PydanticValidationError
 from accounts.models import User
 from campaigns import policy
 from campaigns import services as campaign_services
+from campaigns.error_codes import IDEMPOTENCY_CONFLICT
 from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import Post, Scene, SceneAspect
 from campaigns.scene_locks import retried_once_on_deadlock
 from characters.models import CampaignRulesState, Character, CharacterStatus
 from characters.services import apply_operation, campaign_settings, pydantic_to_validation_error
-from record.chain import append_roll
+from record.chain import append_follow_up, append_roll
 from rolls.models import Flow, FlowLine, FlowStatus, FlowStep, Roll, RollFollowUp, RollReveal
 from rolls.services import make_roll, reveal_roll, roll_audience
 from rulesets import registry
@@ -81,8 +82,8 @@ MAX_KEY_LENGTH = 80
 class IdempotencyConflict(Exception):
     """The idempotency key was already used for another request on this procedure (HTTP 409)."""
 
-    code = "idempotency_conflict"
-    http_status = 409
+    code = IDEMPOTENCY_CONFLICT.code
+    http_status = IDEMPOTENCY_CONFLICT.status
 
     def __init__(self) -> None:
         super().__init__(_("Esa clave de idempotencia ya se usó para otra petición."))
@@ -320,6 +321,7 @@ def _apply(
             summary_es=follow_up.summary.es[:300],
             summary_en=follow_up.summary.en[:300],
         )
+        append_follow_up(record)  # the campaign's roll log covers what happened to the roll, in this transaction
         publish(
             Event(
                 EventType.ROLL_FOLLOWED_UP,

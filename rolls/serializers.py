@@ -10,6 +10,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field, extend_schema_serializer
 from rest_framework import serializers
 
+from campaigns.error_codes import STEP_UNAVAILABLE
 from rolls.models import FlowStatus
 from rolls.selectors import FlowView, RollView, StepView
 from tintero.api.serializers import CharacterBriefOut, UserBriefOut
@@ -152,7 +153,7 @@ class FlowActionOut(serializers.Serializer):
     label = serializers.CharField(help_text="In the request's language.")
     unavailable = serializers.CharField(
         help_text="Why the step cannot succeed now, in the request's language (empty: it can); posting it anyway "
-        "is refused with `step_unavailable`."
+        f"is refused with `{STEP_UNAVAILABLE.code}`."
     )
     choices = serializers.SerializerMethodField(help_text="Pickers: per param, the values it accepts and their labels.")
 
@@ -177,6 +178,9 @@ class FlowOut(serializers.Serializer):
     campaign = serializers.IntegerField(source="flow.campaign_id")
     scene = serializers.IntegerField(source="flow.scene_id")
     kind = serializers.CharField(source="flow.kind")
+    procedure = serializers.SerializerMethodField(
+        help_text="`<ruleset>:<kind>`: which game's procedure, so `state` and `waiting_for` have its shape."
+    )
     status = serializers.ChoiceField(source="flow.status", choices=FlowStatus.choices)
     state = serializers.JSONField(source="flow.state")
     waiting_for = serializers.JSONField(
@@ -194,6 +198,9 @@ class FlowOut(serializers.Serializer):
     created_at = serializers.DateTimeField(source="flow.created_at")
     updated_at = serializers.DateTimeField(source="flow.updated_at")
     settled_at = serializers.DateTimeField(source="flow.settled_at", allow_null=True)
+
+    def get_procedure(self, view: FlowView) -> str:
+        return f"{view.flow.campaign.ruleset}:{view.flow.kind}"
 
     @extend_schema_field(WaitingOut)
     def get_waiting(self, view: FlowView) -> dict[str, Any]:

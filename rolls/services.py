@@ -24,7 +24,7 @@ from campaigns.models import Post, Recipients, Scene, SceneAccess
 from campaigns.scene_locks import retried_once_on_deadlock
 from characters.models import Character
 from characters.services import campaign_settings, pydantic_to_validation_error
-from record.chain import append_roll
+from record.chain import append_reveal, append_roll
 from rolls.models import Roll, RollReveal
 from rulesets import registry
 from rulesets.kit.rolls import RollBinding, RollSpec
@@ -244,6 +244,7 @@ def reveal_roll(*, actor: User, roll: Roll, include_secret: bool = False) -> Rol
     if not roll.gm_only and not (include_secret and roll.secret):
         raise ValidationError(_("Esta tirada no tiene nada que revelar."))
     reveal = RollReveal.objects.create(roll=roll, revealed_by=actor, include_secret=include_secret)
+    append_reveal(reveal)  # chained: the log shows when a secret roll (or difficulty) was shown, and what
     publish(
         Event(
             EventType.ROLL_FOLLOWED_UP,

@@ -7,7 +7,7 @@ Imports of Django code stay inside the fixtures, so the pure ``systems`` tests a
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -61,6 +61,33 @@ def _default_language(request: pytest.FixtureRequest) -> None:
         from django.utils import translation
 
         translation.activate(settings.LANGUAGE_CODE)
+
+
+@pytest.fixture(autouse=True)
+def _api_answers_meet_the_schema(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every answer an API test client receives is checked against the OpenAPI document (its status is
+    documented, its body valid), so a new endpoint's tests hold it to its schema without asking. A test that
+    sends what the document forbids on purpose marks itself ``off_contract``."""
+    if not request.config.pluginmanager.hasplugin("django") or request.node.get_closest_marker("off_contract"):
+        return
+    from rest_framework.test import APIClient
+
+    from tests.api.openapi_contract import check_response
+
+    sent = APIClient.request
+
+    def checked(client: APIClient, **kwargs: Any) -> Any:
+        response = sent(client, **kwargs)
+        check_response(
+            kwargs.get("REQUEST_METHOD", "GET"),
+            kwargs.get("PATH_INFO", ""),
+            response.status_code,
+            response.get("Content-Type", ""),
+            None if getattr(response, "streaming", False) else response.content,
+        )
+        return response
+
+    monkeypatch.setattr(APIClient, "request", checked)
 
 
 @pytest.fixture

@@ -327,6 +327,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # 3.1: nullable references and the rules' pydantic schemas (JSON Schema 2020-12) are valid as they are.
+    "OAS_VERSION": "3.1.0",
+    # The procedures' typed state, waiting_for and step params, from the rulesets' step tables.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "tintero.api.procedure_schemas.add_procedures",
+        "tintero.api.schema.untyped_nullables",
+    ],
     # Choice sets shared by several fields get one stable name each in the schema.
     "ENUM_NAME_OVERRIDES": {
         "CampaignStatusEnum": "campaigns.models.CampaignStatus",

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from campaigns.error_codes import STEP_NOT_AVAILABLE, STEP_UNAVAILABLE
 from systems.errors import RulesError
 
 _CODE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -24,13 +25,13 @@ def step_not_available(step: str, *, closed: bool = False) -> RulesError:
     or after the procedure closed: the same code, the words say which)."""
     if closed:
         return refuse(
-            "step_not_available",
+            STEP_NOT_AVAILABLE.code,
             "Este procedimiento ya está cerrado.",
             "This procedure is already closed.",
             step=step,
         )
     return refuse(
-        "step_not_available",
+        STEP_NOT_AVAILABLE.code,
         f"El paso «{step}» no está disponible ahora.",
         f"The step '{step}' is not available now.",
         step=step,
@@ -40,7 +41,7 @@ def step_not_available(step: str, *, closed: bool = False) -> RulesError:
 def step_unavailable(step: str, es: str, en: str) -> RulesError:
     """The runner's one answer to a step the table offers but that cannot succeed now (``Step.unavailable``):
     its words say why (an empty pool, no point to pay)."""
-    return refuse("step_unavailable", es, en, step=step)
+    return refuse(STEP_UNAVAILABLE.code, es, en, step=step)
 
 
 def unknown_character() -> RulesError:

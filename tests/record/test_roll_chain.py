@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,9 +23,9 @@ from campaigns.models import Recipients, Voice
 from campaigns.policy import viewer_for
 from record.chain import stored_chain
 from record.models import RollLink
-from record.rollchain import GENESIS, commitment_of, verify
+from record.rollchain import GENESIS, commitment_of, link_hash, verify
 from record.selectors import roll_log, roll_log_document
-from rolls.models import Roll
+from rolls.models import Flow, Roll, RollFollowUp
 from rolls.services import RollSpec, create_post_with_rolls, reveal_roll
 from systems.dice import ScriptedDice
 from tests.personas import Table
@@ -189,3 +190,146 @@ def test_thread_shows_each_roll_position_in_the_chain(rolled: Table) -> None:
     for seq in (1, 2, 3, 4):
         assert f"/campaigns/{rolled.campaign.pk}/tiradas/#link-{seq}" in html
     assert "n.º 4 del registro de tiradas" in html
+
+
+# --- What happens to a roll after it is made, and the standalone verifier's inputs ----------------
+
+
+def _chain(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A well-formed chain holding these contents, every link open."""
+    entries, prev = [], GENESIS
+    for seq, content in enumerate(contents, start=1):
+        salt = f"{seq:032x}"
+        commitment = commitment_of(salt, content)
+        digest = link_hash(seq, prev, commitment)
+        entries.append(
+            {"seq": seq, "prev": prev, "commitment": commitment, "hash": digest, "salt": salt, "content": content}
+        )
+        prev = digest
+    return entries
+
+
+def test_a_follow_up_and_a_reveal_are_links_of_their_own(table: Table) -> None:
+    from rolls import runner
+    from rulesets.fate_accelerated.tests.roll_fixtures import build_scene, fate
+
+    fae = build_scene()
+    post = create_post_with_rolls(
+        author=fae.player,
+        scene=fae.scene,
+        body="Salto.",
+        rolls=[RollSpec(kind="overcome", data={"approach": "quick", "difficulty": 3}, character_id=fae.ana.pk)],
+        dice=fate("0-00"),
+    )
+    roll = post.rolls.get()
+    flow = runner.start_procedure(actor=fae.player, scene=fae.scene, kind="action")
+    invoke = {"aspect": f"character:{fae.ana.pk}:aspect:0", "effect": "bonus", "payment": "fate_point"}
+    runner.take_step(actor=fae.player, flow=flow, step="invoke", params={**invoke, "justification": "La tabla."})
+    runner.take_step(actor=fae.gm, flow=Flow.objects.get(pk=flow.pk), step="settle", params={"note": "Cae."})
+    links = list(RollLink.objects.filter(campaign=fae.table.campaign).order_by("seq"))
+    contents = [(x, x.content or {}) for x in links]
+    roll_seq = RollLink.objects.get(roll=roll).seq
+    events = [(c["event"], c.get("kind"), c["roll_seq"]) for _, c in contents if "event" in c]
+    assert events == [("follow_up", "invoke", roll_seq), ("follow_up", "settle", roll_seq)]
+    invoked, content = next((x, c) for x, c in contents if c.get("kind") == "invoke")
+    assert invoked.about_id == roll.pk and content["result"] == roll.follow_ups.get(kind="invoke").result
+
+    secret = _roll(table, "1d20", [17], gm_only=True)
+    Roll.objects.filter(pk=secret.pk).update(secret={"difficulty": 15})
+    player = viewer_for(table.player, table.campaign)
+    reveal_roll(actor=table.gm, roll=Roll.objects.get(pk=secret.pk), include_secret=True)
+    last = RollLink.objects.filter(campaign=table.campaign).order_by("-seq").first()
+    assert last is not None and last.content == {
+        **(last.content or {}),
+        "event": "reveal",
+        "secret": {"difficulty": 15},
+    }
+    opened = {x.seq: x.content for x in roll_log(player, table.campaign)}
+    assert opened[last.seq] is not None  # revealed: the player reads the reveal and the difficulty
+    for campaign, someone in ((table.campaign, table.player), (fae.table.campaign, fae.player2)):
+        entries, rolls = stored_chain(campaign)
+        assert _both_verdicts({"roll_chain": entries, "rolls": rolls}) == (None, None)
+        document = roll_log_document(campaign, roll_log(viewer_for(someone, campaign), campaign))
+        assert _both_verdicts(document) == (None, None)
+
+
+def test_a_follow_up_of_a_secret_roll_stays_closed_until_the_reveal(table: Table) -> None:
+    from record.chain import append_follow_up
+
+    secret = _roll(table, "1d20", [3], gm_only=True)
+    follow_up = RollFollowUp.objects.create(roll=secret, kind="reroll", actor=table.gm, result={"total": 9})
+    link = append_follow_up(follow_up)
+    assert link is not None
+    player = viewer_for(table.player, table.campaign)
+    assert {x.seq: x.content for x in roll_log(player, table.campaign)}[link.seq] is None
+    reveal_roll(actor=table.gm, roll=secret)
+    assert {x.seq: x.content for x in roll_log(player, table.campaign)}[link.seq] == link.content
+
+
+@pytest.mark.parametrize(
+    ("event", "fault"),
+    [
+        ({"event": "follow_up", "roll": 1, "roll_seq": 3}, "earlier link"),
+        ({"event": "follow_up", "roll": 99, "roll_seq": 1}, "not the roll"),
+        ({"event": "rewrite", "roll": 1, "roll_seq": 1}, "unknown event"),
+    ],
+)
+def test_an_event_link_must_name_its_earlier_roll(event: dict[str, Any], fault: str) -> None:
+    roll = {"roll": 1, "ruleset": "generic", "kind": "notation", "result": {"total": 4}}
+    entries = _chain([roll, event, {**roll, "roll": 2}])
+    ours = verify(entries)
+    assert ours.broken_at == 2 and fault in ours.reason
+    theirs, message = _script().verify({"roll_chain": entries})
+    assert theirs == 2 and fault in message
+
+
+def test_a_log_must_hold_the_length_and_head_it_claims(tmp_path: Path) -> None:
+    entries = _chain([{"roll": n, "kind": "notation"} for n in (1, 2, 3)])
+    honest = {"format": "tintero-roll-log", "length": 3, "head": entries[-1]["hash"], "links": entries}
+    assert _script().verify(honest) == (None, f"OK: 3 links verified, 3 opened and matched; head {entries[-1]['hash']}")
+    for lie in ({"length": 4}, {"head": entries[1]["hash"]}, {"head": "0" * 64}):
+        log = tmp_path / "registro.json"
+        log.write_text(json.dumps({**honest, **lie}))
+        run = subprocess.run([sys.executable, str(SCRIPT), str(log)], capture_output=True, text=True, check=False)
+        assert run.returncode == 1 and "BROKEN" in run.stdout, (lie, run.stdout)
+
+
+def test_the_script_says_why_it_cannot_read_a_log(tmp_path: Path) -> None:
+    missing = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "nada.json")], capture_output=True, text=True, check=False
+    )
+    assert missing.returncode == 2 and missing.stderr.startswith("ERROR: cannot read")
+    (tmp_path / "roto.json").write_text("<html>")
+    broken = subprocess.run(
+        [sys.executable, str(SCRIPT), str(tmp_path / "roto.json")], capture_output=True, text=True, check=False
+    )
+    assert broken.returncode == 2 and "is not JSON" in broken.stderr and "Traceback" not in broken.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_script_reads_a_private_log_with_a_token(live_server: Any) -> None:
+    from accounts.services import issue_token
+    from campaigns.models import Visibility
+    from tests.personas import build_table
+
+    private = build_table(prefix="pv_", visibility=Visibility.PRIVATE)
+    _roll(private, "2d6", [2, 5])
+    url = f"{live_server.url}/api/campaigns/{private.campaign.pk}/roll-log/"
+    script = [sys.executable, str(SCRIPT)]
+    environment = {key: value for key, value in os.environ.items() if key != "TINTERO_TOKEN"}
+    anonymous = subprocess.run([*script, url], capture_output=True, text=True, check=False, env=environment)
+    assert anonymous.returncode == 2 and "Traceback" not in anonymous.stderr
+    assert anonymous.stderr.startswith("ERROR: HTTP 404") and "--token" in anonymous.stderr
+    key = issue_token(user=private.player).key
+    flagged = subprocess.run(
+        [*script, "--token", key, url], capture_output=True, text=True, check=False, env=environment
+    )
+    assert flagged.returncode == 0 and flagged.stdout.startswith("OK: 1 links verified, 1 opened"), flagged.stderr
+    from_environment = subprocess.run(
+        [*script, url], capture_output=True, text=True, check=False, env={**environment, "TINTERO_TOKEN": key}
+    )
+    assert from_environment.returncode == 0, from_environment.stderr
+    wrong = subprocess.run(
+        [*script, "--token", "0" * 40, url], capture_output=True, text=True, check=False, env=environment
+    )
+    assert wrong.returncode == 2 and wrong.stderr.startswith("ERROR: HTTP 401")

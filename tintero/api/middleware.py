@@ -15,22 +15,14 @@ from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 
+from campaigns.error_codes import BY_STATUS
+
 API_PREFIX = "/api/"
 # The one endpoint whose body may be larger: a campaign archive, streamed by the multipart parser to a file.
 ARCHIVE_IMPORT_PATH = "/api/campaigns/import/"
 MULTIPART_ENVELOPE = 64 * 1024
 
-_CODES = {
-    400: "bad_request",
-    401: "not_authenticated",
-    403: "permission_denied",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "request_too_large",
-    415: "unsupported_media_type",
-    429: "throttled",
-    500: "server_error",
-}
+_CODES = BY_STATUS
 
 
 def _limit(path: str) -> int:

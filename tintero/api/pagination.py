@@ -21,6 +21,15 @@ class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 100
 
+    def get_paginated_response_schema(self, schema: dict[str, Any]) -> dict[str, Any]:
+        # OpenAPI 3.1: a nullable link is a type list (3.0's ``nullable`` means nothing there).
+        link = {"type": ["string", "null"], "format": "uri"}
+        return {
+            "type": "object",
+            "required": ["count", "next", "previous", "results"],
+            "properties": {"count": {"type": "integer"}, "next": link, "previous": link, "results": schema},
+        }
+
 
 class ThreadPagination(Pagination):
     """A scene's posts, paged by their stored position in the thread (an index range, never a COUNT or an

@@ -13,6 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from campaigns import policy, selectors, services
+from campaigns.error_codes import IDEMPOTENCY_CONFLICT
 from campaigns.models import PostKind, Scene, Voice
 from campaigns.policy import Viewer
 from characters.models import Character
@@ -74,7 +75,7 @@ class ScenePostsView(PostDetailMixin):
         "campaign, or the ruleset's roll kinds); a refused roll writes nothing. With `idempotency_key`, a "
         "retry of the same request answers the post already written (200).",
         request=PostCreateIn,
-        responses={201: PostOut, 200: PostOut, **errors(400, 401, 403, 404, 409)},
+        responses={201: PostOut, 200: PostOut, **errors(400, 401, 403, 404, IDEMPOTENCY_CONFLICT)},
     )
     def post(self, request: Request, scene_id: int) -> Response:
         scene, viewer, _readers, _writers = selectors.scene_for(request.user, scene_id, for_api=True)
