@@ -163,7 +163,10 @@ def test_hostile_archives_import_or_answer_400_and_write_nothing(table: Table, b
             for scene in imported.scenes.all():
                 page = client.get(scene.get_absolute_url())
                 assert page.status_code == 200, scene.title
-            assert client.get(f"/campaigns/{imported.pk}/tiradas/").status_code == 200
+            for url in ("", "characters/", "pools/", "ledger/", "tiradas/"):
+                assert client.get(f"/campaigns/{imported.pk}/{url}").status_code == 200, url
+            for character in imported.characters.all():
+                assert client.get(f"/characters/{character.pk}/").status_code == 200, character.name
             assert api.get(f"/api/campaigns/{imported.pk}/roll-log/").status_code == 200
 
     check()
