@@ -142,17 +142,28 @@ def _dangling(kind: str, ref: object, where: str) -> str:
     return _("%(where)s nombra %(what)s, que no está en el archivo.") % {"where": where, "what": what}
 
 
-def _duplicates(part: str, ids: Iterable[int]) -> list[str]:
+def _duplicates(part: str, ids: Iterable[int | str]) -> list[str]:
     message = _("%(part)s: el id %(id)s está repetido.")
     return [message % {"part": part, "id": key} for key, count in Counter(ids).items() if count > 1]
 
 
-def _references(archive: schema.CampaignArchive) -> list[str]:
+def _uniques(archive: schema.CampaignArchive) -> list[str]:
+    """Ids, and what the tables hold once each (their unique constraints), refused here, not by the database."""
     problems: list[str] = []
     for part in ("scenes", "characters", "posts", "rolls", "procedures"):
         problems += _duplicates(part, (item.id for item in getattr(archive, part)))
-    seqs = [r.chain_seq for r in archive.rolls if r.chain_seq]
-    problems += _duplicates("rolls.chain_seq", seqs)
+    problems += _duplicates("rolls.chain_seq", (r.chain_seq for r in archive.rolls if r.chain_seq))
+    problems += _duplicates("members.handle", (m.handle for m in archive.members))
+    problems += _duplicates("procedures.record", (f.record for f in archive.procedures if f.record))
+    for i, f in enumerate(archive.procedures):
+        problems += _duplicates(f"procedures.{i}.lines.position", (line.position for line in f.lines))
+    if sum(s.is_offtopic for s in archive.scenes) > 1:
+        problems.append(_("scenes: una partida tiene como mucho una escena fuera de partida."))
+    return problems
+
+
+def _references(archive: schema.CampaignArchive) -> list[str]:
+    problems = _uniques(archive)
     scenes = {s.id for s in archive.scenes}
     posts = {p.id for p in archive.posts}
     flows = {f.id for f in archive.procedures}

@@ -236,7 +236,7 @@ class _Importer:
                 state=f.state,
                 secret_state=f.secret_state or {},
                 status=f.status,
-                waiting_for=f.waiting_for.model_dump() if f.waiting_for.steps else {},
+                waiting_for=_waiting_without_users(f.waiting_for),
                 opened_by=self.user(f.opened_by),
                 record=self.posts.get(f.record) if f.record else None,
                 settled_at=_time(f.settled_at),
@@ -334,6 +334,14 @@ class _Importer:
             for e in self.archive.ledger
             if e.character is None or e.character in self.characters
         )
+
+
+def _waiting_without_users(waiting: schema.ArchivedWaiting) -> dict[str, object]:
+    """What an imported procedure waits for, without the user ids: they are the exporting site's, and here
+    they would name whichever local accounts hold those ids (the waiting line keeps its words and the GMs)."""
+    if not waiting.steps:
+        return {}
+    return {"steps": [{**step.model_dump(), "users": []} for step in waiting.steps]}
 
 
 def _handles(archive: schema.CampaignArchive) -> set[str]:

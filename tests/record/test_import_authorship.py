@@ -115,3 +115,24 @@ def test_the_import_page_and_api_invite_whom_the_gm_chooses(table: Table) -> Non
     assert created.status_code == 201 and created.json()["invited"] == ["reader"]
     roles = sorted(Invitation.objects.exclude(campaign=table.campaign).values_list("user__username", "role"))
     assert roles == [("gm", Role.PLAYER), ("player", Role.PLAYER), ("reader", Role.READER)]
+
+
+def test_an_imported_procedure_waits_for_no_local_account_by_id(table: Table) -> None:
+    from rolls import runner
+    from rolls.models import Flow
+    from rulesets.presagios.tests.fixtures import pc_sheet
+
+    Character.objects.filter(campaign=table.campaign).update(sheet=pc_sheet())  # setup: sheets the game reads
+    runner.start_procedure(
+        actor=table.gm,
+        scene=table.scene,
+        kind="challenge",
+        params={"character_id": table.character.pk, "characteristic": "c1", "difficulty": 3},
+    )
+    archive = exported(table)
+    steps = archive["procedures"][0]["waiting_for"]["steps"]
+    steps[0]["users"] = [table.reader.pk]  # an id of the exporting site: here it is the reader's
+    report = import_campaign(actor=table.outsider, raw=json.dumps(archive))
+    waiting = Flow.objects.get(campaign=report.campaign).waiting_for
+    assert waiting["steps"] and all(step["users"] == [] for step in waiting["steps"])
+    assert waiting["steps"][0]["label_es"] == steps[0]["label_es"]

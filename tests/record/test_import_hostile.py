@@ -58,6 +58,24 @@ def _duplicate_post_id(archive: dict[str, Any]) -> None:
     archive["posts"][1]["id"] = archive["posts"][0]["id"]
 
 
+def _repeat(path: str) -> Mutation:
+    """A mutation that appends a copy of the list item at ``path`` to its list (found by the fuzzing)."""
+
+    def mutate(archive: dict[str, Any]) -> None:
+        *parents, index = path.split(".")
+        target: Any = archive
+        for key in parents:
+            target = target[int(key)] if isinstance(target, list) else target[key]
+        target.append(json.loads(json.dumps(target[int(index)])))
+
+    return mutate
+
+
+def _second_offtopic_scene(archive: dict[str, Any]) -> None:
+    for scene in archive["scenes"]:
+        scene["is_offtopic"] = True
+
+
 # (what, mutation, words the refusal's first problem holds)
 HOSTILE: list[tuple[str, Mutation, str]] = [
     ("procedure state with an extra key", _set("procedures.0.state.bogus", 1), "procedures.0.state.bogus"),
@@ -81,6 +99,9 @@ HOSTILE: list[tuple[str, Mutation, str]] = [
     ("roll faces no game can draw", _set("rolls.0.result", {"parts": [{"dice": [{"faces": [{}]}]}]}), "rolls.0: "),
     ("a salt that is not hex", _set("roll_chain.0.salt", "ñ" * 32), "roll_chain.0.salt"),
     ("unknown settings", _set("campaign.rules_settings", {"bogus": 1}), "campaign.rules_settings"),
+    ("a member twice", _repeat("members.0"), "members.handle"),
+    ("a record line twice", _repeat("procedures.0.lines.0"), "procedures.0.lines.position"),
+    ("two off-topic scenes", _second_offtopic_scene, "scenes"),
 ]
 
 
