@@ -2,7 +2,8 @@
 
 DRF views already answer ``{"error": {"code", "message", "fields"}}`` (tintero.api.errors). This middleware
 covers what never reaches a DRF view or escapes it: an unknown path (Django's 404 page), a body over
-DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read), Django's own 400/403/500 pages.
+DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read), Django's own 400/403/500 pages, and any
+error answered with an empty body (an empty multipart body once got a bare 400).
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def _too_large(request: HttpRequest) -> bool:
     return length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 
 
+def _has_json_body(response: HttpResponse) -> bool:
+    # An error answered JSON-typed but empty (a bare 400 from a parser or a view) still gets the message.
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return False
+    return bool(response.streaming or response.content.strip())
+
+
 class ApiErrorMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -64,7 +72,7 @@ class ApiErrorMiddleware:
         if _too_large(request):
             return json_error(413)
         response = self.get_response(request)
-        if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
+        if response.status_code >= 400 and not _has_json_body(response):
             replaced = json_error(response.status_code)
             for header in ("Allow", "Retry-After", "WWW-Authenticate"):
                 if header in response:
