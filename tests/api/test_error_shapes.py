@@ -4,17 +4,21 @@ bodies with nothing in them. OPTIONS never fails."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 from unittest import mock
 
 import pytest
-from django.test import Client, override_settings
+from django.http import HttpResponse, JsonResponse
+from django.test import Client, RequestFactory, override_settings
 from rest_framework.test import APIClient
 
 from campaigns import services
 from campaigns.models import Invitation, JoinRequest, Post
 from tests.api.conftest import ApiFor, assert_error
 from tests.personas import Table, make_user
+from tintero.api.middleware import ApiErrorMiddleware
 
 pytestmark = pytest.mark.django_db
 
@@ -197,3 +201,46 @@ def test_a_member_id_beyond_64_bits_is_a_404_on_pages_and_api(table: Table) -> N
         pages = f"/campaigns/{table.campaign.pk}/members/{user_id}/"
         assert page.post(f"{pages}remove/").status_code == 404
         assert page.post(f"{pages}role/", {"role": "player"}).status_code == 404
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/html", None])
+def test_an_empty_error_answer_gets_the_json_error_body(content_type: str | None) -> None:
+    """Whatever answers an /api/ request with an empty 4xx (a parser, a view), the client gets a message."""
+    request = RequestFactory().post("/api/campaigns/", b"", content_type="multipart/form-data; boundary=x")
+    bare = HttpResponse(status=400, content_type=content_type) if content_type else HttpResponse(status=400)
+    response = ApiErrorMiddleware(lambda _request: bare)(request)
+    assert response.status_code == 400
+    error = json.loads(response.content)["error"]
+    assert error["code"] == "bad_request" and error["message"]
+    kept = JsonResponse({"error": {"code": "invalid", "message": "x"}}, status=400)
+    assert ApiErrorMiddleware(lambda _request: kept)(request) is kept
+
+
+def _api_routes() -> list[str]:
+    from django.urls import URLResolver, get_resolver
+
+    routes = []
+    for pattern in get_resolver().url_patterns:
+        if str(pattern.pattern) == "api/" and isinstance(pattern, URLResolver):
+            routes += [str(sub.pattern) for sub in pattern.url_patterns]
+    return routes
+
+
+def test_every_operation_answers_an_empty_multipart_body_with_a_json_body(table: Table) -> None:
+    client = _client(table.gm)
+    ids = {"campaign_id": table.campaign.pk, "scene_id": table.scene.pk, "post_id": table.post_all.pk}
+    checked = 0
+    for route in _api_routes():
+        if route.startswith(("schema", "docs", "redoc")):
+            continue
+        path = "/api/" + route
+        for name, value in ids.items():
+            path = path.replace(f"<int:{name}>", str(value))
+        path = re.sub(r"<(int|str|slug):[a-z_]+>", "1", path)
+        for method in ("POST", "PATCH", "DELETE"):
+            for body in ("", "--xyz--\r\n"):
+                response = client.generic(method, path, body, content_type="multipart/form-data; boundary=xyz")
+                if response.status_code >= 400:
+                    assert json.loads(response.content)["error"]["message"], (method, path, response.status_code)
+                    checked += 1
+    assert checked > 40

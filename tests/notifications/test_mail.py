@@ -194,7 +194,7 @@ def test_digest_day_boundary_is_a_new_mail(mail_table: Table, run_tasks: Any) ->
 
 def test_a_title_saved_with_line_breaks_never_breaks_the_mail_headers(mail_table: Table, run_tasks: Any) -> None:
     """Titles with CR/LF are refused now, but one saved before must still be mailed, on one header line."""
-    Campaign.objects.filter(pk=mail_table.campaign.pk).update(title="Noche\r\nBcc: todos@example.org\x00")
+    Campaign.objects.filter(pk=mail_table.campaign.pk).update(title="Noche\r\nBcc: todos@example.org\x07")
     Scene.objects.filter(pk=mail_table.scene.pk).update(title="Llegada\n\tfría")
     _post(mail_table, run_tasks, "@reader mira")
     delivery = Delivery.objects.get(user=mail_table.reader)

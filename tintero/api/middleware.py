@@ -3,7 +3,8 @@
 DRF views already answer ``{"error": {"code", "message", "fields"}}`` (tintero.api.errors). This middleware
 covers what never reaches a DRF view or escapes it: an unknown path (Django's 404 page), a body over
 DATA_UPLOAD_MAX_MEMORY_SIZE (413, refused before it is read; the archive import allows ARCHIVE_IMPORT_MAX_BYTES
-and a multipart envelope), Django's own 400/403/500 pages.
+and a multipart envelope), Django's own 400/403/500 pages, and any error answered with an empty body (an empty
+multipart body once got a bare 400).
 """
 
 from __future__ import annotations
@@ -55,6 +56,13 @@ def _too_large(request: HttpRequest) -> bool:
     return length > _limit(request.path)
 
 
+def _has_json_body(response: HttpResponse) -> bool:
+    # An error answered JSON-typed but empty (a bare 400 from a parser or a view) still gets the message.
+    if not response.get("Content-Type", "").startswith("application/json"):
+        return False
+    return bool(response.streaming or response.content.strip())
+
+
 class ApiErrorMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -65,7 +73,7 @@ class ApiErrorMiddleware:
         if _too_large(request):
             return json_error(413, path=request.path)
         response = self.get_response(request)
-        if response.status_code >= 400 and not response.get("Content-Type", "").startswith("application/json"):
+        if response.status_code >= 400 and not _has_json_body(response):
             replaced = json_error(response.status_code)
             for header in ("Allow", "Retry-After", "WWW-Authenticate"):
                 if header in response:
