@@ -243,7 +243,9 @@ def test_the_fragment_shows_each_viewer_their_steps_and_never_the_difficulty(t: 
     assert "17" not in player_html.replace(f"flow-{flow.pk}", "")
     assert "steps/roll/" not in render_flow(flow, t.player2) and "steps/finalize/" not in player_html
     gm_html = render_flow(flow, t.gm)
-    assert "Dificultad secreta: 17." in gm_html and "steps/cancel/" in gm_html and "steps/declare_danger/" in gm_html
+    assert "Dificultad secreta: 17." in gm_html and "steps/cancel/" in gm_html
+    # At threat 0 danger has nothing to be paid with: shown disabled with the reason (vector 26).
+    assert "steps/declare_danger/" not in gm_html and "No quedan puntos de amenaza." in gm_html
     visible = re.sub(r"<[^>]+>", " ", gm_html)
     for internal in ("difficulty", "threat_at_roll", "omen_hit", "[0]", "False", "None", "c1", "c2", "c3", "(id)"):
         assert internal not in visible, internal
