@@ -62,6 +62,7 @@ INSTALLED_APPS = [
     "taskqueue",
     "notifications",
     "record",
+    "operations",
     # The games: the registry, then one app per ruleset (adding a game is one line here).
     "rulesets",
     "rulesets.fate_sotc",
@@ -73,6 +74,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz and /readyz are answered before sessions, CSRF, redirects and host checks.
+    "operations.health.HealthProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "tintero.api.middleware.ApiErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -321,6 +324,8 @@ SPECTACULAR_SETTINGS = {
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "taskqueue.backend.DatabaseBackend")}}
 # A task claimed longer ago than this by a worker that never finished it (killed) is made ready again.
 TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 15 * 60)
+# /readyz fails once the oldest task ready to run has waited longer than this (no worker, or too few).
+READINESS_TASK_LAG_SECONDS = env_int("READINESS_TASK_LAG_SECONDS", 300)
 # Mail: printed to the console unless EMAIL_HOST is set (then SMTP with the usual variables).
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = (
