@@ -326,6 +326,15 @@ TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "taskqueue.backend.Data
 TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 15 * 60)
 # /readyz fails once the oldest task ready to run has waited longer than this (no worker, or too few).
 READINESS_TASK_LAG_SECONDS = env_int("READINESS_TASK_LAG_SECONDS", 300)
+# Retention (operations.retention, run hourly by the task worker): days kept after a task finished, a mail
+# was sent, a notification was read. Unsent mail, unread notifications and waiting tasks are never trimmed.
+TASK_RETENTION_DAYS = env_int("TASK_RETENTION_DAYS", 14)
+DELIVERY_RETENTION_DAYS = env_int("DELIVERY_RETENTION_DAYS", 30)
+NOTIFICATION_RETENTION_DAYS = env_int("NOTIFICATION_RETENTION_DAYS", 90)
+for _name in ("TASK_RETENTION_DAYS", "DELIVERY_RETENTION_DAYS", "NOTIFICATION_RETENTION_DAYS"):
+    # At least a day: a nudge's row is what stops a second nudge the same day.
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1 (days)")
 # Mail: printed to the console unless EMAIL_HOST is set (then SMTP with the usual variables).
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = (
