@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
@@ -16,6 +19,7 @@ from operations.retention import Trimmed, trim_expired
 from operations.tasks import trim_expired_rows
 from taskqueue.models import QueuedTask, QueuedTaskStatus
 from tests.personas import Table
+from tests.test_deployment import ROOT
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("live_events_at_once")]
 
@@ -72,3 +76,14 @@ def test_the_task_and_the_cron_command_trim_the_same(table: Table) -> None:
     assert out.getvalue().strip() == (
         "Deleted 0 finished tasks, 0 sent deliveries, 0 read notifications and 0 live events."
     )
+
+
+@pytest.mark.parametrize("name", ["TASK_RETENTION_DAYS", "DELIVERY_RETENTION_DAYS", "NOTIFICATION_RETENTION_DAYS"])
+def test_a_retention_under_a_day_is_refused_at_start(name: str) -> None:
+    # Under a day, a nudge's row (what stops a second nudge the same day) could go the day it was read.
+    env = {**os.environ, name: "0", "DJANGO_SETTINGS_MODULE": "tintero.settings"}
+    started = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert started.returncode != 0
+    assert f"{name} must be at least 1 (days)" in started.stderr
