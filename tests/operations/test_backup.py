@@ -83,6 +83,13 @@ class Writer(threading.Thread):
             assert self.progress.wait_for(lambda: self.commits >= commits or self.error is not None, timeout=60)
 
 
+@pytest.fixture
+def sqlite_database() -> None:
+    if connection.vendor != "sqlite":
+        pytest.skip("the SQLite backup: this run's database is PostgreSQL (backed up with pg_dump)")
+
+
+@pytest.mark.usefixtures("sqlite_database")
 @pytest.mark.django_db(transaction=True)
 def test_restore_drill_backup_while_writing_restores_row_for_row(table: Table, tmp_path: Path) -> None:
     services.create_post(author=table.player, scene=table.scene, body="Entro en la **biblioteca**.", voice=Voice.OOC)
@@ -137,17 +144,29 @@ def test_restore_drill_backup_while_writing_restores_row_for_row(table: Table, t
     assert check.returncode == 0, check.stdout + check.stderr
 
 
+@pytest.mark.usefixtures("sqlite_database")
 @pytest.mark.django_db
 def test_backup_refuses_to_overwrite_the_database_itself() -> None:
     with pytest.raises(CommandError, match="must not overwrite the database"):
         call_command("backup_database", output=connection.settings_dict["NAME"])
 
 
+@pytest.mark.usefixtures("sqlite_database")
 @pytest.mark.django_db
 def test_backup_into_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="no directory"):
         call_command("backup_database", output=str(tmp_path / "nowhere" / "backup.sqlite3"))
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.django_db
+def test_on_postgresql_the_command_prints_pg_dump_and_fails(tmp_path: Path) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("needs DATABASE_URL (PostgreSQL)")
+    with pytest.raises(CommandError, match="pg_dump --format=custom") as refused:
+        call_command("backup_database", output=str(tmp_path / "tintero.dump"))
+    assert str(connection.settings_dict["NAME"]) in str(refused.value)
+    assert not list(tmp_path.iterdir())  # a cron job must not believe a backup was made
 
 
 def test_postgresql_backups_are_pg_dump_and_never_print_the_password() -> None:
