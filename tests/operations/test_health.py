@@ -155,3 +155,12 @@ def test_probes_answer_get_only(client: Client) -> None:
     assert response.status_code == 405
     assert response["Allow"] == "GET, HEAD"
     assert client.head("/healthz").status_code == 200
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_readyz_answers_under_asgi(async_client: Any) -> None:
+    # Served by ASGI (as in production): the layer's round trip runs on the server's own event loop.
+    response = await async_client.get("/readyz")
+    assert response.status_code == 200, response.content
+    assert response.json()["checks"]["channel_layer"]["ok"] is True
+    assert (await async_client.get("/healthz")).json() == {"status": "ok"}
