@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from campaigns import services as campaign_services
 from campaigns.models import Post, Scene, SceneReadMark, Voice
@@ -108,3 +110,43 @@ def test_a_trimmed_reminder_is_not_sent_again_for_the_same_silence(table: Table)
     campaign_services.create_post(author=table.player2, scene=table.scene, body="Y el mío", voice=Voice.OOC)
     assert trim_read_notifications(timezone.now() - 90 * DAY) == told
     assert not reminded.exists()
+
+
+STATUSES = tuple(DeliveryStatus.values)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    deliveries=st.lists(st.tuples(st.sampled_from(STATUSES), st.integers(-3, 3)), max_size=6),
+    notes=st.lists(st.tuples(st.booleans(), st.integers(-3, 3), st.booleans()), max_size=6),
+)
+def test_property_only_sent_mail_and_read_notifications_past_the_age_go(
+    table: Table, deliveries: list[tuple[str, int]], notes: list[tuple[bool, int, bool]]
+) -> None:
+    """Whatever the mix: a delivery goes iff it was sent before the cutoff; a notification goes iff it was
+    read before the cutoff and no unsent delivery shows it."""
+    Delivery.objects.all().delete()
+    Notification.objects.all().delete()
+    cutoff = timezone.now() - 30 * DAY
+    written = [
+        note(table, f"n{i}", kind=Kind.MENTION, read_at=cutoff + days * DAY if read else None)
+        for i, (read, days, _) in enumerate(notes)
+    ]
+    unsent = DeliveryStatus.PENDING
+    for i, (_read, _days, in_unsent_mail) in enumerate(notes):
+        if in_unsent_mail:
+            delivery(table, f"holds-n{i}", unsent, notes=(written[i],))
+    for i, (status, days) in enumerate(deliveries):
+        sent_at = cutoff + days * DAY if status == DeliveryStatus.SENT else None
+        delivery(table, f"d{i}", status, sent_at=sent_at, notes=written[:1])
+    trim_read_notifications(cutoff)
+    trim_sent_deliveries(cutoff)
+    assert keys(Delivery) == {
+        f"d{i}" for i, (status, days) in enumerate(deliveries) if not (status == DeliveryStatus.SENT and days < 0)
+    } | {f"holds-n{i}" for i, (_r, _d, held) in enumerate(notes) if held}
+    first_in_unsent = bool(notes) and any(status != DeliveryStatus.SENT for status, _days in deliveries)
+    assert keys(Notification) == {
+        f"n{i}"
+        for i, (read, days, held) in enumerate(notes)
+        if not (read and days < 0) or held or (i == 0 and first_in_unsent)
+    }
