@@ -12,7 +12,7 @@ with a unique key, so a retried task never sends twice).
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, TypeVar
 
@@ -150,3 +150,22 @@ def work(worker_id: str | None = None, queues: list[str] | None = None, limit: i
         run(row)
         done += 1
     return done
+
+
+# Rows deleted per statement by ``trim_finished``: short transactions, so workers never wait long.
+TRIM_BATCH = 5_000
+
+
+def trim_finished(before: datetime) -> int:
+    """Delete the tasks that finished (succeeded or failed) before ``before``; ready and running ones stay,
+    whatever their age. Returns how many went."""
+    finished = QueuedTask.objects.filter(
+        status__in=[QueuedTaskStatus.SUCCESSFUL, QueuedTaskStatus.FAILED], finished_at__lt=before
+    )
+    deleted = 0
+    while True:
+        with transaction.atomic():
+            batch = list(finished.order_by("pk").values_list("pk", flat=True)[:TRIM_BATCH])
+            if not batch:
+                return deleted
+            deleted += QueuedTask.objects.filter(pk__in=batch).delete()[0]

@@ -188,6 +188,7 @@ SOURCE_DIRS = (
     "campaigns",
     "characters",
     "notifications",
+    "operations",
     "record",
     "rolls",
     "rulesets",

@@ -63,6 +63,7 @@ INSTALLED_APPS = [
     "taskqueue",
     "notifications",
     "record",
+    "operations",
     # The games: the registry, then one app per ruleset (adding a game is one line here).
     "rulesets",
     "rulesets.fate_sotc",
@@ -74,6 +75,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: /healthz and /readyz are answered before sessions, CSRF, redirects and host checks.
+    "operations.health.HealthProbeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "tintero.api.middleware.ApiErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -352,6 +355,17 @@ SPECTACULAR_SETTINGS = {
 TASKS = {"default": {"BACKEND": env_str("TASKS_BACKEND", "taskqueue.backend.DatabaseBackend")}}
 # A task claimed longer ago than this by a worker that never finished it (killed) is made ready again.
 TASK_STALE_SECONDS = env_int("TASK_STALE_SECONDS", 15 * 60)
+# /readyz fails once the oldest task ready to run has waited longer than this (no worker, or too few).
+READINESS_TASK_LAG_SECONDS = env_int("READINESS_TASK_LAG_SECONDS", 300)
+# Retention (operations.retention, run hourly by the task worker): days kept after a task finished, a mail
+# was sent, a notification was read. Unsent mail, unread notifications and waiting tasks are never trimmed.
+TASK_RETENTION_DAYS = env_int("TASK_RETENTION_DAYS", 14)
+DELIVERY_RETENTION_DAYS = env_int("DELIVERY_RETENTION_DAYS", 30)
+NOTIFICATION_RETENTION_DAYS = env_int("NOTIFICATION_RETENTION_DAYS", 90)
+for _name in ("TASK_RETENTION_DAYS", "DELIVERY_RETENTION_DAYS", "NOTIFICATION_RETENTION_DAYS"):
+    # At least a day: a nudge's row is what stops a second nudge the same day.
+    if globals()[_name] < 1:
+        raise ImproperlyConfigured(f"{_name} must be at least 1 (days)")
 # Mail: printed to the console unless EMAIL_HOST is set (then SMTP with the usual variables).
 EMAIL_HOST = env_str("EMAIL_HOST")
 EMAIL_BACKEND = (

@@ -10,7 +10,7 @@ from django.test import override_settings
 from django.utils import timezone
 from django_tasks import TaskResultStatus, task
 
-from taskqueue.backend import claim_next, work
+from taskqueue.backend import claim_next, trim_finished, work
 from taskqueue.models import QueuedTask, QueuedTaskStatus
 
 pytestmark = pytest.mark.django_db
@@ -109,7 +109,11 @@ def test_the_worker_command_runs_what_is_ready_and_queues_the_periodic_work(
         call_command("run_task_worker", "--once", stdout=io.StringIO())
     assert CALLS == [5]
     queued = set(QueuedTask.objects.values_list("task_path", flat=True))
-    assert {"notifications.tasks.send_reminders", "notifications.tasks.send_held_deliveries"} <= queued
+    assert {
+        "notifications.tasks.send_reminders",
+        "notifications.tasks.send_held_deliveries",
+        "operations.tasks.trim_expired_rows",
+    } <= queued
 
 
 def test_a_task_whose_worker_died_runs_again_once_its_claim_is_stale(django_capture_on_commit_callbacks: Any) -> None:
@@ -124,3 +128,27 @@ def test_a_task_whose_worker_died_runs_again_once_its_claim_is_stale(django_capt
     assert dead.args == [CALLS[0]] and len(CALLS) == 1
     assert QueuedTask.objects.get(pk=dead.pk).status == QueuedTaskStatus.SUCCESSFUL
     assert QueuedTask.objects.get(pk=fresh.pk).status == QueuedTaskStatus.RUNNING
+
+
+def test_finished_tasks_go_after_their_age_waiting_ones_never() -> None:
+    now = timezone.now()
+    cutoff = now - timedelta(days=14)
+    day = timedelta(days=1)
+    rows = {
+        "succeeded-long-ago": (QueuedTaskStatus.SUCCESSFUL, cutoff - day),
+        "failed-long-ago": (QueuedTaskStatus.FAILED, cutoff - day),
+        "succeeded-lately": (QueuedTaskStatus.SUCCESSFUL, cutoff + day),
+        "failed-lately": (QueuedTaskStatus.FAILED, cutoff + day),
+        "ready-old": (QueuedTaskStatus.READY, None),
+        "running-old": (QueuedTaskStatus.RUNNING, None),
+    }
+    for task_id, (status, finished_at) in rows.items():
+        QueuedTask.objects.create(id=task_id, task_path="x.y", status=status, finished_at=finished_at)
+    QueuedTask.objects.update(enqueued_at=now - timedelta(days=400))
+    assert trim_finished(cutoff) == 2
+    assert set(QueuedTask.objects.values_list("id", flat=True)) == {
+        "succeeded-lately",
+        "failed-lately",
+        "ready-old",
+        "running-old",
+    }

@@ -1,7 +1,8 @@
 """``manage.py run_task_worker``: run queued background tasks (mail, digests, notifications) forever.
 
-Also queues the periodic ones: the daily digests once a day at ``--digest-hour`` and the automatic
-reminders every hour. Several workers may run at once (on PostgreSQL they never take the same task).
+Also queues the periodic ones: the daily digests once a day at ``--digest-hour``, the automatic
+reminders and the retention's trimming (``operations.retention``) every hour. Several workers may run at
+once (on PostgreSQL they never take the same task).
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ class Command(BaseCommand):
 
     def _periodic(self, last: datetime | None, digest_hour: int) -> datetime:
         from notifications import tasks
+        from operations.tasks import trim_expired_rows
 
         now = timezone.localtime()
         if last is not None and now.hour == last.hour:
             return last
+        trim_expired_rows.enqueue()
         tasks.send_reminders.enqueue()
         tasks.send_held_deliveries.enqueue()
         tasks.retry_stuck_deliveries.enqueue()
