@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext
 
 from campaigns.stored_markdown import StoredMarkdown
 from rulesets.registry import ruleset_choices
@@ -86,6 +87,16 @@ class Role(models.TextChoices):
     GM = "gm", _("Máster")
     PLAYER = "player", _("Jugador")
     READER = "reader", _("Lector")
+
+
+def role_in_sentence(role: str) -> str:
+    """A role as a word inside a sentence («te invita como jugador»), in the active language."""
+    words: dict[str, str] = {
+        Role.GM: pgettext("rol en una frase", "máster"),
+        Role.PLAYER: pgettext("rol en una frase", "jugador"),
+        Role.READER: pgettext("rol en una frase", "lector"),
+    }
+    return words.get(role, "")
 
 
 class Membership(models.Model):

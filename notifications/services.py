@@ -26,6 +26,7 @@ from campaigns.events import EventType
 from campaigns.models import (
     Campaign,
     CampaignEventLog,
+    Invitation,
     JoinRequest,
     Membership,
     Post,
@@ -297,6 +298,35 @@ def notify_join_request(join_request_id: int, status: str, event_id: int) -> int
     return len(_tell(told, campaign=campaign, kind=kind, key=f"join:{join_request.pk}:{status}", params=params))
 
 
+def notify_invitation(invitation_id: int, status: str) -> int:
+    """A new invitation: its user is told. An answer: the GMs are told, and the invited user's notice of it
+    is read (it asks for nothing any more). A withdrawn one: that notice is read, nobody else is told."""
+    invitation = Invitation.objects.select_related("campaign", "user", "invited_by").filter(pk=invitation_id).first()
+    if invitation is None:
+        return 0
+    campaign = invitation.campaign
+    pending = status == RequestStatus.PENDING
+    if not pending:
+        Notification.objects.filter(
+            user_id=invitation.user_id, key=f"invitation:{invitation.pk}", read_at__isnull=True
+        ).update(read_at=timezone.now())
+    if status == RequestStatus.WITHDRAWN:
+        return 0
+    told = policy.told_of_invitation(members_of(campaign.pk), invitee_id=invitation.user_id, pending=pending)
+    params: dict[str, Any] = {
+        "campaign": campaign.title,
+        "gm": invitation.invited_by.public_name,
+        "user": invitation.user.public_name,
+        "role": invitation.role,
+    }
+    if pending:
+        key = f"invitation:{invitation.pk}"
+        return len(_tell(told, campaign=campaign, kind=Kind.INVITATION, key=key, params=params))
+    params["accepted"] = status == RequestStatus.ACCEPTED
+    key = f"invitation:{invitation.pk}:{status}"
+    return len(_tell(told, campaign=campaign, kind=Kind.INVITATION_ANSWERED, key=key, params=params))
+
+
 def notify_character(character_id: int, status: str, event_id: int) -> int:
     character = Character.objects.select_related("campaign", "owner").filter(pk=character_id).first()
     if character is None:
@@ -343,6 +373,7 @@ def notify_event(log_id: int) -> int:
             int(data["join_request_id"]), str(data["status"]), log.pk
         ),
         EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.pk),
+        EventType.INVITATION_CHANGED: lambda: notify_invitation(int(data["invitation_id"]), str(data["status"])),
         EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)
@@ -359,6 +390,7 @@ NOTIFIED_EVENT_TYPES = frozenset(
         EventType.FLOW_CHANGED,
         EventType.JOIN_REQUEST_CHANGED,
         EventType.CHARACTER_CHANGED,
+        EventType.INVITATION_CHANGED,
         EventType.ROLL_MADE,
     }
 )
