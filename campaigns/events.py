@@ -35,6 +35,8 @@ scene.changed          scene_id, action (created, changed, status,    scene read
 membership.changed     user_id, role (None: no longer a member)       everyone who may see the campaign
 join_request.changed   join_request_id, status                        the GMs and the requester
 invitation.changed     invitation_id, status                          the GMs and the invited user
+roll_request.changed   scene_id, roll_request_id, status              the GMs and the asked character's player (while
+                                                                      they may read the scene)
 character.changed      character_id, status, action (created,         approved: everyone; else the owner and GMs
                        edited, status)
 pool.changed           ledger_id, operation                           everyone, or GMs only when the ruleset hides
@@ -92,6 +94,7 @@ class EventType(StrEnum):
     MEMBERSHIP_CHANGED = "membership.changed"
     JOIN_REQUEST_CHANGED = "join_request.changed"
     INVITATION_CHANGED = "invitation.changed"
+    ROLL_REQUEST_CHANGED = "roll_request.changed"
     CHARACTER_CHANGED = "character.changed"
     POOL_CHANGED = "pool.changed"
     TRACK_CHANGED = "track.changed"
@@ -112,6 +115,7 @@ EVENT_FIELDS: dict[EventType, frozenset[str]] = {
     EventType.MEMBERSHIP_CHANGED: frozenset({"user_id", "role"}),
     EventType.JOIN_REQUEST_CHANGED: frozenset({"join_request_id", "status"}),
     EventType.INVITATION_CHANGED: frozenset({"invitation_id", "status"}),
+    EventType.ROLL_REQUEST_CHANGED: frozenset({"scene_id", "roll_request_id", "status"}),
     EventType.CHARACTER_CHANGED: frozenset({"character_id", "status", "action"}),
     EventType.POOL_CHANGED: frozenset({"ledger_id", "operation"}),
     EventType.TRACK_CHANGED: frozenset({"ledger_id", "operation", "character_id"}),

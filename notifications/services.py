@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.events import EventType
+from campaigns.events import Audience, Event, EventType, publish
 from campaigns.models import (
     Campaign,
     CampaignEventLog,
@@ -716,6 +716,7 @@ def request_roll(*, actor: User, scene: Scene, character: Character, expression:
         "label": label,
     }
     assert character.owner_id is not None  # may_be_asked_to_roll: a player's character
+    _publish_roll_request(request, character.owner_id)
     _tell(
         [character.owner_id],
         campaign=campaign,
@@ -737,7 +738,16 @@ def cancel_roll_request(*, actor: User, request: RollRequest) -> RollRequest:
     request.status = RollRequestStatus.CANCELLED
     request.answered_at = timezone.now()
     request.save()
+    owner_id = Character.objects.filter(pk=request.character_id).values_list("owner_id", flat=True).first()
+    _publish_roll_request(request, owner_id)
     return request
+
+
+def _publish_roll_request(request: RollRequest, owner_id: int | None) -> None:
+    # The scene's «Tiradas pedidas», the player's composer and dashboard follow it without a reload.
+    data = {"scene_id": request.scene_id, "roll_request_id": request.pk, "status": request.status}
+    audience = Audience(scene_id=request.scene_id, user_ids=frozenset({owner_id} if owner_id else set()))
+    publish(Event(EventType.ROLL_REQUEST_CHANGED, request.campaign_id, data), audience)
 
 
 def answer_post_roll_requests(post_id: int) -> int:
@@ -747,12 +757,22 @@ def answer_post_roll_requests(post_id: int) -> int:
     )
 
 
+@transaction.atomic
 def answer_roll_requests(roll_id: int) -> int:
     """A roll made by a character's player, with a post, answers that character's open requests in the
     scene (the post is the answer). Returns how many it closed."""
     roll = Roll.objects.filter(pk=roll_id).select_related("character").first()
     if roll is None or roll.post_id is None or roll.character is None or roll.roller_id != roll.character.owner_id:
         return 0
-    return RollRequest.objects.filter(
-        scene_id=roll.scene_id, character_id=roll.character.pk, status=RollRequestStatus.OPEN
-    ).update(status=RollRequestStatus.ANSWERED, answered_post_id=roll.post_id, answered_at=timezone.now())
+    answered = list(
+        RollRequest.objects.select_for_update().filter(
+            scene_id=roll.scene_id, character_id=roll.character.pk, status=RollRequestStatus.OPEN
+        )
+    )
+    for request in answered:
+        request.status = RollRequestStatus.ANSWERED
+        request.answered_post_id = roll.post_id
+        request.answered_at = timezone.now()
+        request.save(update_fields=["status", "answered_post", "answered_at"])
+        _publish_roll_request(request, roll.character.owner_id)
+    return len(answered)
