@@ -432,8 +432,8 @@ def _roll_label(stored: StoredRoll, table: Table) -> str:
         "approach": approach_name(request.approach),
         "total": ladder(total),
     }
-    if stored.post_id is not None:
-        label = _("%(roll)s (mensaje #%(post)s)") % {"roll": label, "post": stored.post_id}
+    if stored.post_number:
+        label = _("%(roll)s (mensaje n.º %(post)s)") % {"roll": label, "post": stored.post_number}
     return label
 
 
