@@ -48,7 +48,7 @@ from rulesets.fate_accelerated.procedures.common import (
     sheet_of,
     words,
 )
-from rulesets.fate_accelerated.rolls import ACTION_KINDS, faces_text
+from rulesets.fate_accelerated.rolls import ACTION_KINDS, faces_text, stunt_sentence
 from rulesets.fate_accelerated.sheet import owner_of
 from rulesets.kit.procedures import (
     BoardChange,
@@ -524,7 +524,7 @@ def roll_choices(state: ActionState, table: Table, viewer: Viewer) -> dict[str, 
         Choice(a.value, f"{approach_name(a)} ({ratings.rating(a):+d})")
         for a in sorted(Approach, key=lambda a: -ratings.rating(a))
     ]
-    stunts = [Choice(s.key, s.text or s.key) for s in sheet.stunts]
+    stunts = [Choice(s.key, stunt_sentence(s, language())) for s in sheet.stunts]
     return {"approach": approaches, "stunts": stunts}
 
 
