@@ -188,6 +188,38 @@ def campaign_group(campaign_id: int) -> str:
     return f"campaign.{campaign_id}"
 
 
+def user_group(user_id: int) -> str:
+    """A signed-in user's own live channel (``campaigns.consumers.UserConsumer``): what changes for them
+    outside any one campaign's page (the header's notices, home, the dashboard)."""
+    return f"user.{user_id}"
+
+
+# What a user's channel says: only that something of theirs changed; pages re-read it through the policy.
+USER_EVENT_TYPES = frozenset({"notices.changed"})
+
+
+def tell_users(user_ids: Iterable[int], event_type: str) -> None:
+    """Tell these users' open pages, after the transaction commits, that ``event_type`` happened to them."""
+    if event_type not in USER_EVENT_TYPES:
+        raise ValueError(f"unknown user event {event_type}")
+    targets = sorted(set(user_ids))
+    if not targets:
+        return
+    text = json.dumps({"type": event_type}, separators=(",", ":"))
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        for user_id in targets:
+            try:
+                async_to_sync(layer.group_send)(user_group(user_id), {"type": "user.event", "frame": text})
+            except Exception:  # a page that misses it re-reads on its next visit or focus
+                logger.exception("could not send user event to %s", user_id)
+
+    transaction.on_commit(send)
+
+
 def post_audience(scene_id: int, recipients: str, author_id: int, whisper_ids: Iterable[int] = ()) -> Audience:
     """Who may hear of a post (and of the rolls attached to it): the same people who may see it."""
     from campaigns.models import Recipients
@@ -377,4 +409,6 @@ __all__ = [
     "number_stranded_events",
     "post_audience",
     "publish",
+    "tell_users",
+    "user_group",
 ]

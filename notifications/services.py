@@ -22,7 +22,7 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.events import Audience, Event, EventType, publish
+from campaigns.events import Audience, Event, EventType, publish, tell_users
 from campaigns.models import (
     Campaign,
     CampaignEventLog,
@@ -113,6 +113,7 @@ def _tell(
     written = list(Notification.objects.filter(key=key, user_id__in=fresh))
     schedule_immediate_mail(campaign, written)
     schedule_push(campaign, written)
+    tell_users({n.user_id for n in written}, "notices.changed")
     return written
 
 
@@ -204,6 +205,7 @@ def _batch_new_post(
         batched.filter(user_id__in=already, post_id__lt=post.pk).update(
             count=F("count") + 1, updated_at=timezone.now(), post=post
         )
+        tell_users(already, "notices.changed")  # a batch's count rose
     _tell(
         wanted - already,
         campaign=campaign,
@@ -310,6 +312,7 @@ def notify_invitation(invitation_id: int, status: str) -> int:
         Notification.objects.filter(
             user_id=invitation.user_id, key=f"invitation:{invitation.pk}", read_at__isnull=True
         ).update(read_at=timezone.now())
+        tell_users([invitation.user_id], "notices.changed")  # their dashboard and home drop it
     if status == RequestStatus.WITHDRAWN:
         return 0
     told = policy.told_of_invitation(members_of(campaign.pk), invitee_id=invitation.user_id, pending=pending)
@@ -413,7 +416,10 @@ def mark_read(*, user: User, ids: Sequence[int] | None = None) -> int:
     unread = Notification.objects.filter(user=user, read_at__isnull=True)
     if ids is not None:
         unread = unread.filter(pk__in=list(ids))
-    return unread.update(read_at=timezone.now())
+    changed = unread.update(read_at=timezone.now())
+    if changed:
+        tell_users([user.pk], "notices.changed")  # the user's other tabs
+    return changed
 
 
 # --- Choices --------------------------------------------------------------------------------------------
@@ -740,6 +746,8 @@ def cancel_roll_request(*, actor: User, request: RollRequest) -> RollRequest:
     request.save()
     owner_id = Character.objects.filter(pk=request.character_id).values_list("owner_id", flat=True).first()
     _publish_roll_request(request, owner_id)
+    if owner_id is not None:
+        tell_users([owner_id], "notices.changed")  # the player's dashboard drops it
     return request
 
 
