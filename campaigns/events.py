@@ -208,14 +208,8 @@ def tell_users(user_ids: Iterable[int], event_type: str) -> None:
     text = json.dumps({"type": event_type}, separators=(",", ":"))
 
     def send() -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
         for user_id in targets:
-            try:
-                async_to_sync(layer.group_send)(user_group(user_id), {"type": "user.event", "frame": text})
-            except Exception:  # a page that misses it re-reads on its next visit or focus
-                logger.exception("could not send user event to %s", user_id)
+            _group_send(user_group(user_id), {"type": "user.event", "frame": text})
 
     transaction.on_commit(send)
 
@@ -375,6 +369,10 @@ _pending_sends: set[asyncio.Task[None]] = set()
 
 
 def _send(campaign_id: int, message: dict[str, Any]) -> None:
+    _group_send(campaign_group(campaign_id), message)
+
+
+def _group_send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -386,13 +384,13 @@ def _send(campaign_id: int, message: dict[str, Any]) -> None:
         if loop is not None:
             # Committed from code running on an event loop (an async caller's thread): async_to_sync
             # refuses to block that loop, so hand the send to it.
-            task = loop.create_task(layer.group_send(campaign_group(campaign_id), message))
+            task = loop.create_task(layer.group_send(group, message))
             _pending_sends.add(task)
             task.add_done_callback(_pending_sends.discard)
             return
-        async_to_sync(layer.group_send)(campaign_group(campaign_id), message)
-    except Exception:  # a lost message loses nothing: clients resync from the log
-        logger.exception("could not send live event %s to campaign %s", message.get("seq"), campaign_id)
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a lost message loses nothing: clients resync from the log, pages re-read
+        logger.exception("could not send live message %s to %s", message.get("seq"), group)
 
 
 __all__ = [

@@ -32,13 +32,14 @@
   function connect() {
     var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     var socket = new WebSocket(scheme + window.location.host + "/ws/me/");
-    socket.onopen = function () { attempt = 0; };
+    socket.onopen = function () { attempt = 0; document.body.setAttribute("data-live-user", "connected"); };
     socket.onmessage = function (message) {
       var frame;
       try { frame = JSON.parse(message.data); } catch (e) { return; }
       if (frame && typeof frame.type === "string") apply(frame.type);
     };
     socket.onclose = function (event) {
+      document.body.setAttribute("data-live-user", "");
       if (event.code === 4401 || event.code === 4403) return; // signed out: nothing to follow
       var delay = Math.min(30000, 1000 * Math.pow(2, attempt)) * (0.5 + Math.random() / 2);
       attempt += 1;
