@@ -425,14 +425,11 @@ def _seal_split(given: StepInput[DesafioState, CommitParams], me: Seat) -> Outco
             "digests": {**state.digests, me.id: digest},
         }
     )
+    # In words only: the commitment's hash is for checking («Comprobación de los repartos»), not for reading.
     words = in_both(
         lambda: (
-            (
-                _("%(name)s cambia su reparto sellado (huella %(digest)s…).")
-                if amended
-                else _("%(name)s sella su reparto (huella %(digest)s…).")
-            )
-            % {"name": me.name, "digest": digest[:12]}
+            (_("%(name)s cambia su reparto sellado.") if amended else _("%(name)s sella su reparto."))
+            % {"name": me.name}
         )
     )
     recorded = {"participant": me.id, "digest": digest}
