@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.in requirements-dev.in constraints.txt | cksum | cut -d' ' -f1)
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Where mail and feeds point: where `make run` / `make dev` serve, unless set otherwise.
+SITE_URL ?= http://$(HOST):$(PORT)
 PYTEST_ARGS ?=
 # pytest-xdist workers for `make test` and `make test-services`: one per core (auto), or a number; 0 runs in one
 # process. Tests marked xdist_group(name) run together on one worker (--dist loadgroup, pyproject.toml).
@@ -44,7 +46,7 @@ $(LOCAL_SECRET):
 	@mkdir -p $(dir $@)
 	@umask 077 && $(PY) -c 'import secrets; print(secrets.token_urlsafe(50))' > $@
 
-LOCAL_SITE = DEBUG=0 SECRET_KEY="$$(cat $(LOCAL_SECRET))" SESSION_COOKIE_SECURE=0 SERVE_MEDIA=1
+LOCAL_SITE = DEBUG=0 SECRET_KEY="$$(cat $(LOCAL_SECRET))" SESSION_COOKIE_SECURE=0 SERVE_MEDIA=1 SITE_URL="$(SITE_URL)"
 
 # Collected with DEBUG off, so WhiteNoise's manifest (hashed names) is what the pages ask for.
 static: install $(LOCAL_SECRET)
@@ -58,9 +60,9 @@ run: install messages demo static
 
 # The debug server: Django's debug pages and code reloading, for working on Tintero itself.
 dev: install messages demo
-	DEBUG=1 $(PY) manage.py run_task_worker & worker=$$!; \
+	DEBUG=1 SITE_URL="$(SITE_URL)" $(PY) manage.py run_task_worker & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
-	DEBUG=1 $(PY) manage.py runserver $(HOST):$(PORT)
+	DEBUG=1 SITE_URL="$(SITE_URL)" $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: install
 	$(PY) -m pytest -n $(TEST_WORKERS) $(PYTEST_ARGS)

@@ -47,6 +47,7 @@ from campaigns.events import (
     last_seq,
     message_audience,
     number_stranded_events,
+    user_group,
 )
 from campaigns.live_hub import CampaignFeed, live_hub
 from campaigns.models import Campaign, CampaignSequence
@@ -267,3 +268,30 @@ class CampaignConsumer(AsyncWebsocketConsumer):
 
 
 __all__ = ["CLOSE_INVALID_TOKEN", "CLOSE_NOT_FOUND", "CLOSE_NO_ACCESS", "NO_ACCESS", "CampaignConsumer"]
+
+
+class UserConsumer(AsyncWebsocketConsumer):
+    """A signed-in user's own live channel (``/ws/me/``): frames such as ``{"type": "notices.changed"}``
+    with nothing in them but the news that something of theirs changed; the page re-reads its regions
+    (the header's notices, the home page's invitations, the dashboard) through the policy."""
+
+    group: str | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close(code=CLOSE_INVALID_TOKEN)
+            return
+        self.group = user_group(user.pk)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        return  # nothing to ask: the channel only tells
+
+    async def user_event(self, message: dict[str, Any]) -> None:
+        await self.send(text_data=message["frame"])

@@ -13,9 +13,13 @@ from django.utils import timezone
 
 from accounts.models import User
 from campaigns import services
-from campaigns.models import Campaign, CampaignStatus, Recipients, Role, SceneAccess, Visibility, Voice
+from campaigns.models import Campaign, CampaignStatus, Recipients, Role, Scene, SceneAccess, Visibility, Voice
 from characters import services as character_services
 from characters.models import Character
+from rolls import runner
+from rolls.models import Flow
+from rolls.services import RollSpec, create_post_with_rolls
+from systems.dice import ScriptedDice
 
 DEMO_PASSWORD = "tintero-demo"
 
@@ -205,48 +209,91 @@ def _approaches(careful: int, clever: int, sneaky: int, flashy: int, quick: int,
     }
 
 
-def _sotc_sheet(first_aspect: str) -> dict[str, object]:
-    skills = {
-        "guns": 5,
-        "pilot": 4,
+def _sotc_sheet(skills: dict[str, int], aspects: list[str], stunts: list[dict[str, object]]) -> dict[str, object]:
+    return {
+        "skills": skills,
+        "aspects": [{"id": f"aspecto-{i + 1}", "text": t} for i, t in enumerate(aspects)],
+        "stunts": stunts,
+    }
+
+
+# Two different people: their own skills pyramid, ten aspects of their own, their own stunts.
+JACK_SABLE = _sotc_sheet(
+    {
+        "pilot": 5,
+        "guns": 4,
         "athletics": 4,
         "endurance": 3,
         "alertness": 3,
-        "academics": 3,
+        "drive": 3,
         "fists": 2,
-        "drive": 2,
         "stealth": 2,
-        "empathy": 2,
-        "resolve": 1,
+        "rapport": 2,
+        "resolve": 2,
         "might": 1,
-        "rapport": 1,
-        "science": 1,
         "deceit": 1,
-    }
-    texts = [
-        first_aspect,
+        "empathy": 1,
+        "survival": 1,
+        "intimidation": 1,
+    },
+    [
+        "As del aire de la Gran Guerra",
         "Miembro del Club del Siglo",
         "Deuda de honor con el doctor Méndez",
         "Nunca dejo a nadie atrás",
         "Sonrisa de anuncio",
         "Rivalidad con el Barón Negro",
-        "Demasiado orgullosa para pedir ayuda",
+        "Demasiado orgulloso para pedir ayuda",
         "Mapas de todos los cielos",
         "¡Agárrense, que despegamos!",
-        "Veterana de la Gran Guerra",
-    ]
-    stunts = [
+        "Veterano con una bala en el hombro",
+    ],
+    [
         {"name": "Acrobacias aéreas", "linked_skill": "pilot", "fp_cost": 0, "description": "+1 a Piloto al esquivar."},
         {"name": "Tiro imposible", "linked_skill": "guns", "fp_cost": 1, "description": "Un disparo a ciegas."},
-        {"name": "Mecánica de campaña", "linked_skill": "academics", "fp_cost": 0, "description": ""},
         {"name": "Tenaz", "linked_skill": "endurance", "fp_cost": 0, "description": "Aguanta el dolor."},
         {"name": "Contactos en el hangar", "linked_skill": None, "fp_cost": 1, "description": "Siempre hay alguien."},
-    ]
-    return {
-        "skills": skills,
-        "aspects": [{"id": f"aspecto-{i + 1}", "text": t} for i, t in enumerate(texts)],
-        "stunts": stunts,
-    }
+        {"name": "Aterrizaje forzoso", "linked_skill": "pilot", "fp_cost": 0, "description": "Cualquier campo vale."},
+    ],
+)
+ELENA_VIDAL = _sotc_sheet(
+    {
+        "academics": 5,
+        "science": 4,
+        "investigation": 4,
+        "alertness": 3,
+        "leadership": 3,
+        "resolve": 3,
+        "empathy": 2,
+        "rapport": 2,
+        "mysteries": 2,
+        "art": 2,
+        "resources": 1,
+        "contacting": 1,
+        "athletics": 1,
+        "stealth": 1,
+        "burglary": 1,
+    },
+    [
+        "Arqueóloga de la Sorbona",
+        "Leo lenguas que nadie habla desde hace mil años",
+        "El Museo Británico me quiere de vuelta",
+        "Mi padre desapareció en el Amazonas",
+        "Una lupa para cada ocasión",
+        "Escéptica hasta que deja de serlo",
+        "Discípula díscola de madame Curie",
+        "Tengo una teoría sobre eso",
+        "Cuaderno de campo lleno de bocetos",
+        "Jack Sable me debe la vida",
+    ],
+    [
+        {"name": "Erudición enciclopédica", "linked_skill": "academics", "fp_cost": 0, "description": "Lo ha leído."},
+        {"name": "Laboratorio portátil", "linked_skill": "science", "fp_cost": 1, "description": "Un maletín."},
+        {"name": "Ojo para el detalle", "linked_skill": "investigation", "fp_cost": 0, "description": "+1 al buscar."},
+        {"name": "Políglota", "linked_skill": "rapport", "fp_cost": 0, "description": "Siempre se entiende."},
+        {"name": "Colegas en cada museo", "linked_skill": None, "fp_cost": 1, "description": "Una carta basta."},
+    ],
+)
 
 
 def _event_skill(name: str, improvements: int = 0) -> dict[str, object]:
@@ -262,7 +309,7 @@ def _event_skill(name: str, improvements: int = 0) -> dict[str, object]:
 
 # Two complete sheets per ruleset, written as a player would; the creation rules run on submission.
 DEMO_SHEETS: dict[str, tuple[dict[str, object], dict[str, object]]] = {
-    "fate-sotc": (_sotc_sheet("As del aire de la Gran Guerra"), _sotc_sheet("Arqueóloga de la Sorbona")),
+    "fate-sotc": (JACK_SABLE, ELENA_VIDAL),
     "fate-accelerated": (
         {
             "approaches": _approaches(1, 2, 3, 0, 2, 1),
@@ -298,28 +345,40 @@ DEMO_SHEETS: dict[str, tuple[dict[str, object], dict[str, object]]] = {
             "progress_used": False,
         },
     ),
-    "presagios": tuple(
+    "presagios": (
         {
             "kind": "principal",
-            "concept": concept,
+            "concept": "Estudiante de Medicina",
             "base": [4, 3, 2],
             "traits": [
-                {"name": "Pelear", "characteristic": "c1", "value": 3, "supernatural": False},
+                {"name": "Primeros auxilios", "characteristic": "c1", "value": 3, "supernatural": False},
                 {"name": "Correr", "characteristic": "c1", "value": 1, "supernatural": False},
-                {"name": "Mentir", "characteristic": "c2", "value": 2, "supernatural": False},
+                {"name": "Calmar a otros", "characteristic": "c2", "value": 2, "supernatural": False},
                 {"name": "Ver a los muertos", "characteristic": "c2", "value": 1, "supernatural": True},
-                {"name": "Ocultismo", "characteristic": "c3", "value": 2, "supernatural": False},
+                {"name": "Anatomía", "characteristic": "c3", "value": 2, "supernatural": False},
             ],
             "hitos": ["Sobrevivió al incendio del orfanato", "Su hermana desapareció en 1987"],
-            "complications": [complication],
+            "complications": ["No soporta la sangre"],
             "descriptors": ["Nerviosa"],
             "weaknesses": [],
-        }
-        for concept, complication in (
-            ("Estudiante de Medicina", "No soporta la sangre"),
-            ("El primo que nadie invitó", "Le debe dinero a la familia"),
-        )
-    ),  # type: ignore[dict-item]
+        },
+        {
+            "kind": "principal",
+            "concept": "El primo que nadie invitó",
+            "base": [3, 4, 2],
+            "traits": [
+                {"name": "Pelear", "characteristic": "c1", "value": 2, "supernatural": False},
+                {"name": "Forzar cerraduras", "characteristic": "c1", "value": 1, "supernatural": False},
+                {"name": "Mentir", "characteristic": "c2", "value": 3, "supernatural": False},
+                {"name": "Oír lo que no suena", "characteristic": "c2", "value": 1, "supernatural": True},
+                {"name": "Conducir de noche", "characteristic": "c3", "value": 2, "supernatural": False},
+            ],
+            "hitos": ["Vendió el reloj del abuelo", "Vivió dos años en Lisboa sin decírselo a nadie"],
+            "complications": ["Le debe dinero a la familia"],
+            "descriptors": ["Encantador"],
+            "weaknesses": [],
+        },
+    ),
     "dont-rest-your-head": tuple(
         {
             "exhaustion_talent": {"name": exhaustion, "description": "Más allá de lo humano."},
@@ -396,7 +455,7 @@ def _load_campaign(spec: DemoCampaign, gm: User) -> Campaign | None:
         services.request_to_join(user=reader, campaign=campaign, role=Role.READER, message="¡Me encanta leeros!")
         join = campaign.join_requests.get(user=reader)
         services.decide_join_request(actor=gm, join_request=join, accept=True)
-    for scene_spec in spec.scenes:
+    for number, scene_spec in enumerate(spec.scenes):
         scene = services.create_scene(
             actor=gm,
             campaign=campaign,
@@ -416,6 +475,8 @@ def _load_campaign(spec: DemoCampaign, gm: User) -> Campaign | None:
                 voice=voice,
                 character=characters.get(who) if voice == Voice.CHARACTER else None,
             )
+        if number == 0:
+            _play(spec.ruleset, scene, gm, players, [characters[p.username] for p in players])
         services.create_post(
             author=gm,
             scene=scene,
@@ -448,6 +509,94 @@ def _load_campaign(spec: DemoCampaign, gm: User) -> Campaign | None:
             voice=Voice.NARRATOR,
         )
     return campaign
+
+
+# --- A little play in each first scene: rolls in the campaign's chain and a procedure to its end ----------
+# Scripted dice so the demo tells the same story every time it loads.
+
+
+def _roll_post(author: User, scene: Scene, character: Character, body: str, spec: RollSpec, dice: list[int]) -> None:
+    create_post_with_rolls(
+        author=author,
+        scene=scene,
+        body=body,
+        voice=Voice.CHARACTER,
+        character=character,
+        rolls=[spec],
+        dice=ScriptedDice(dice),
+    )
+
+
+def _step(flow: Flow, actor: User, step: str, dice: list[int] | None = None, **params: object) -> Flow:
+    runner.take_step(
+        actor=actor, flow=flow, step=step, params=params, dice=ScriptedDice(dice) if dice is not None else None
+    )
+    return Flow.objects.get(pk=flow.pk)
+
+
+def _play_sotc(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    spec = RollSpec(kind="simple", data={"skill": "pilot", "difficulty": 3}, character_id=pcs[0].pk, label="Despegar")
+    _roll_post(players[0], scene, pcs[0], "Arranco los motores a ciegas.", spec, [3, 5, 5, 1])
+    roll = pcs[0].rolls.order_by("-id").first()
+    assert roll is not None
+    flow = runner.start_procedure(actor=players[0], scene=scene, kind="invocation", params={"roll": roll.pk})
+    _step(flow, gm, "close")
+
+
+def _play_fae(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    spec = RollSpec(kind="overcome", data={"approach": "sneaky", "difficulty": 2}, character_id=pcs[0].pk)
+    _roll_post(players[0], scene, pcs[0], "Cambio el sobre sin que nadie lo note.", spec, [3, 2, 2, 3])
+    flow = runner.start_procedure(actor=players[0], scene=scene, kind="action", params={})
+    _step(flow, gm, "settle", note="El embajador no nota nada... todavía.")
+
+
+def _play_event(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    spec = RollSpec(kind="action", data={"difficulty": 3, "skill": "Escuchar"}, character_id=pcs[0].pk)
+    _roll_post(players[0], scene, pcs[0], "Acerco el oído al frasco.", spec, [6, 4, 2, 5])
+    params = {"character": pcs[1].pk, "difficulty": 2, "skill": "Correr"}  # 2 dice against 2: he may settle
+    flow = runner.start_procedure(actor=gm, scene=scene, kind="action", params=params)
+    if "TAKE_PARTIAL" in (flow.state.get("offered") or []):
+        flow = _step(flow, players[1], "choose", choice="TAKE_PARTIAL")
+    _step(flow, gm, "narrate", text="Mateo se guarda el frasco, pero el tendero le ha visto la cara.")
+
+
+def _play_presagios(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    spec = RollSpec(kind="roll", data={"characteristic": "c2"}, character_id=pcs[0].pk, label="Escuchar la casa")
+    _roll_post(players[0], scene, pcs[0], "Contengo la respiración y escucho.", spec, [5, 3, 2])
+    params = {"character_id": pcs[1].pk, "characteristic": "c1", "difficulty": 4, "challenge": "Abrir la verja"}
+    flow = runner.start_procedure(actor=gm, scene=scene, kind="challenge", params=params)
+    flow = _step(flow, players[1], "roll", dice=[5, 4, 3], traits=[])
+    _step(flow, gm, "finalize")
+
+
+def _play_dryh(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    flow = runner.start_procedure(actor=players[0], scene=scene, kind="conflict", params={"leader": pcs[0].pk})
+    flow = _step(flow, gm, "oppose", pain=2)
+    flow = _step(flow, gm, "roll_pain", dice=[5, 2])
+    flow = _step(flow, players[0], "roll_leader", dice=[4, 3, 1])
+    flow = _step(flow, gm, "gm_pass")
+    flow = _step(flow, players[0], "pass")
+    _step(flow, gm, "settle")
+
+
+def _play_generic(scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    # The generic ruleset has no procedures: its rolls are the dice notation.
+    spec = RollSpec(kind="notation", data={"expression": "1d20+4"}, character_id=pcs[1].pk, label="Arcanos")
+    _roll_post(players[1], scene, pcs[1], "Paso el dedo por las runas del mapa.", spec, [17])
+
+
+_PLAYS = {
+    "fate-sotc": _play_sotc,
+    "fate-accelerated": _play_fae,
+    "event": _play_event,
+    "presagios": _play_presagios,
+    "dont-rest-your-head": _play_dryh,
+    "generic": _play_generic,
+}
+
+
+def _play(ruleset: str, scene: Scene, gm: User, players: list[User], pcs: list[Character]) -> None:
+    _PLAYS[ruleset](scene, gm, players, pcs)
 
 
 def load_demo() -> list[Campaign]:

@@ -34,6 +34,9 @@ scene.changed          scene_id, action (created, changed, status,    scene read
                        reordered), status                             everyone who may see the campaign
 membership.changed     user_id, role (None: no longer a member)       everyone who may see the campaign
 join_request.changed   join_request_id, status                        the GMs and the requester
+invitation.changed     invitation_id, status                          the GMs and the invited user
+roll_request.changed   scene_id, roll_request_id, status              the GMs and the asked character's player (while
+                                                                      they may read the scene)
 character.changed      character_id, status, action (created,         approved: everyone; else the owner and GMs
                        edited, status)
 pool.changed           ledger_id, operation                           everyone, or GMs only when the ruleset hides
@@ -90,6 +93,8 @@ class EventType(StrEnum):
     SCENE_CHANGED = "scene.changed"
     MEMBERSHIP_CHANGED = "membership.changed"
     JOIN_REQUEST_CHANGED = "join_request.changed"
+    INVITATION_CHANGED = "invitation.changed"
+    ROLL_REQUEST_CHANGED = "roll_request.changed"
     CHARACTER_CHANGED = "character.changed"
     POOL_CHANGED = "pool.changed"
     TRACK_CHANGED = "track.changed"
@@ -109,6 +114,8 @@ EVENT_FIELDS: dict[EventType, frozenset[str]] = {
     EventType.SCENE_CHANGED: frozenset({"scene_id", "action", "status"}),
     EventType.MEMBERSHIP_CHANGED: frozenset({"user_id", "role"}),
     EventType.JOIN_REQUEST_CHANGED: frozenset({"join_request_id", "status"}),
+    EventType.INVITATION_CHANGED: frozenset({"invitation_id", "status"}),
+    EventType.ROLL_REQUEST_CHANGED: frozenset({"scene_id", "roll_request_id", "status"}),
     EventType.CHARACTER_CHANGED: frozenset({"character_id", "status", "action"}),
     EventType.POOL_CHANGED: frozenset({"ledger_id", "operation"}),
     EventType.TRACK_CHANGED: frozenset({"ledger_id", "operation", "character_id"}),
@@ -179,6 +186,32 @@ def client_event(seq: int, event_type: str, data: dict[str, Any]) -> dict[str, A
 
 def campaign_group(campaign_id: int) -> str:
     return f"campaign.{campaign_id}"
+
+
+def user_group(user_id: int) -> str:
+    """A signed-in user's own live channel (``campaigns.consumers.UserConsumer``): what changes for them
+    outside any one campaign's page (the header's notices, home, the dashboard)."""
+    return f"user.{user_id}"
+
+
+# What a user's channel says: only that something of theirs changed; pages re-read it through the policy.
+USER_EVENT_TYPES = frozenset({"notices.changed"})
+
+
+def tell_users(user_ids: Iterable[int], event_type: str) -> None:
+    """Tell these users' open pages, after the transaction commits, that ``event_type`` happened to them."""
+    if event_type not in USER_EVENT_TYPES:
+        raise ValueError(f"unknown user event {event_type}")
+    targets = sorted(set(user_ids))
+    if not targets:
+        return
+    text = json.dumps({"type": event_type}, separators=(",", ":"))
+
+    def send() -> None:
+        for user_id in targets:
+            _group_send(user_group(user_id), {"type": "user.event", "frame": text})
+
+    transaction.on_commit(send)
 
 
 def post_audience(scene_id: int, recipients: str, author_id: int, whisper_ids: Iterable[int] = ()) -> Audience:
@@ -336,6 +369,10 @@ _pending_sends: set[asyncio.Task[None]] = set()
 
 
 def _send(campaign_id: int, message: dict[str, Any]) -> None:
+    _group_send(campaign_group(campaign_id), message)
+
+
+def _group_send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
@@ -347,13 +384,13 @@ def _send(campaign_id: int, message: dict[str, Any]) -> None:
         if loop is not None:
             # Committed from code running on an event loop (an async caller's thread): async_to_sync
             # refuses to block that loop, so hand the send to it.
-            task = loop.create_task(layer.group_send(campaign_group(campaign_id), message))
+            task = loop.create_task(layer.group_send(group, message))
             _pending_sends.add(task)
             task.add_done_callback(_pending_sends.discard)
             return
-        async_to_sync(layer.group_send)(campaign_group(campaign_id), message)
-    except Exception:  # a lost message loses nothing: clients resync from the log
-        logger.exception("could not send live event %s to campaign %s", message.get("seq"), campaign_id)
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # a lost message loses nothing: clients resync from the log, pages re-read
+        logger.exception("could not send live message %s to %s", message.get("seq"), group)
 
 
 __all__ = [
@@ -370,4 +407,6 @@ __all__ = [
     "number_stranded_events",
     "post_audience",
     "publish",
+    "tell_users",
+    "user_group",
 ]

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.stored_markdown import StoredMarkdown
@@ -104,6 +104,16 @@ class Role(models.TextChoices):
     GM = "gm", _("Máster")
     PLAYER = "player", _("Jugador")
     READER = "reader", _("Lector")
+
+
+def role_in_sentence(role: str) -> str:
+    """A role as a word inside a sentence («te invita como jugador»), in the active language."""
+    words: dict[str, str] = {
+        Role.GM: pgettext("rol en una frase", "máster"),
+        Role.PLAYER: pgettext("rol en una frase", "jugador"),
+        Role.READER: pgettext("rol en una frase", "lector"),
+    }
+    return words.get(role, "")
 
 
 class Membership(models.Model):

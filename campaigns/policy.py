@@ -108,6 +108,12 @@ def may_request_to_join(viewer: Viewer) -> bool:
     return viewer.is_authenticated and not viewer.is_member and may_view_campaign(viewer)
 
 
+def may_answer_invitation(viewer: Viewer, invitee_id: int) -> bool:
+    """Accept or decline an invitation: only the invited user, while not a member. An invitation also lets
+    them see the private campaign's front page (title, description, who invites), never its scenes."""
+    return viewer.is_authenticated and viewer.user_id == invitee_id and not viewer.is_member
+
+
 def may_leave(viewer: Viewer) -> bool:
     return viewer.is_member
 
@@ -674,6 +680,13 @@ def told_of_join_request(members: Iterable[Member], *, requester_id: int, pendin
     return frozenset({requester_id})
 
 
+def told_of_invitation(members: Iterable[Member], *, invitee_id: int, pending: bool) -> frozenset[int]:
+    """A pending invitation: the invited user (not yet a member) answers it. An answered one: the GMs."""
+    if pending:
+        return frozenset({invitee_id})
+    return frozenset(m.user_id for m in members if m.role == Role.GM)
+
+
 def told_of_character(members: Iterable[Member], character: Character, *, awaiting_approval: bool) -> frozenset[int]:
     """A character sent for approval: the GMs. Approved or sent back: its player (an NPC has none)."""
     if awaiting_approval:
@@ -693,10 +706,10 @@ def has_public_feed(campaign: Campaign) -> bool:
     return campaign.visibility == Visibility.PUBLIC
 
 
-def still_told(viewer: Viewer) -> bool:
+def still_told(viewer: Viewer, *, invited: bool = False) -> bool:
     """A notification stays in the inbox, the feeds and the mail only while its campaign is visible to its
-    recipient (a private campaign they left no longer speaks to them)."""
-    return may_view_campaign(viewer)
+    recipient (a private campaign they left no longer speaks to them), or while it invites them."""
+    return may_view_campaign(viewer) or (invited and viewer.is_authenticated and not viewer.is_member)
 
 
 def may_request_roll(viewer: Viewer) -> bool:

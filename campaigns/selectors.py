@@ -111,6 +111,17 @@ def invitations_for(user: User) -> QuerySet[Invitation]:
     return user.invitations.filter(status=RequestStatus.PENDING).select_related("campaign", "invited_by")
 
 
+def invitation_to(user: AnyUser | None, campaign_id: int) -> Invitation | None:
+    """The user's pending invitation to a campaign (what its page offers to accept or decline), if any."""
+    if user is None or not user.is_authenticated:
+        return None
+    return (
+        Invitation.objects.filter(campaign_id=campaign_id, user_id=user.pk, status=RequestStatus.PENDING)
+        .select_related("campaign", "invited_by")
+        .first()
+    )
+
+
 def characters_of(campaign: Campaign) -> QuerySet[Character]:
     return campaign.characters.select_related("owner").order_by("is_npc", "name", "id")
 

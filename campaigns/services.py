@@ -386,7 +386,21 @@ def invite(*, actor: User, campaign: Campaign, user: User, role: str) -> Invitat
     duplicate = ValidationError({"user": _("Ya tiene una invitación pendiente.")})
     if Invitation.objects.filter(campaign=campaign, user=user, status=RequestStatus.PENDING).exists():
         raise duplicate
-    return _create_unique(Invitation, duplicate, campaign=campaign, user=user, role=role, invited_by=actor)
+    invitation = _create_unique(Invitation, duplicate, campaign=campaign, user=user, role=role, invited_by=actor)
+    _publish_invitation(invitation)
+    return invitation
+
+
+def _publish_invitation(invitation: Invitation) -> None:
+    # The invited user is told (notices, dashboard, the campaign page); the GMs' pages list it.
+    publish(
+        Event(
+            EventType.INVITATION_CHANGED,
+            invitation.campaign_id,
+            {"invitation_id": invitation.pk, "status": invitation.status},
+        ),
+        Audience(gms_only=True, user_ids=frozenset({invitation.user_id})),
+    )
 
 
 @transaction.atomic
@@ -408,6 +422,7 @@ def respond_to_invitation(*, user: User, invitation: Invitation, accept: bool) -
             membership.role = invitation.role
             membership.save()
         _publish_membership(invitation.campaign_id, user.pk, membership.role)
+    _publish_invitation(invitation)
     return invitation
 
 
@@ -423,6 +438,7 @@ def cancel_invitation(*, actor: User, invitation: Invitation) -> Invitation:
     invitation.status = RequestStatus.WITHDRAWN
     invitation.decided_at = timezone.now()
     invitation.save()
+    _publish_invitation(invitation)
     return invitation
 
 

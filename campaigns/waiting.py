@@ -2,21 +2,34 @@
 
 - procedures waiting for them (an invocation to answer, a compel offered, a roll to make);
 - whispers to them they have not read;
-- scenes where it is their turn: an open scene they may write whose newest post is someone else's.
+- scenes where it is their turn: an open scene they may write whose newest post is someone else's;
+- rolls a GM asked of their characters, still open;
+- invitations to campaigns, still to answer.
 
 Reads only, each a constant number of queries whatever the number of campaigns and scenes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import F, Max, OuterRef, Q, Subquery
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.models import Membership, Post, Recipients, Role, Scene, SceneReadMark, SceneStatus
+from campaigns.models import (
+    Invitation,
+    Membership,
+    Post,
+    Recipients,
+    RequestStatus,
+    Role,
+    Scene,
+    SceneReadMark,
+    SceneStatus,
+)
 from campaigns.policy import Viewer
+from notifications.models import RollRequest, RollRequestStatus
 from rolls.models import Flow, FlowStatus
 from rolls.selectors import FlowView, flow_views
 from rulesets.kit.procedures import waiting_entries
@@ -39,10 +52,12 @@ class PlayerWaiting:
     flows: list[FlowView]
     whispers: list[Post]
     turns: list[TurnScene]
+    roll_requests: list[RollRequest] = field(default_factory=list)
+    invitations: list[Invitation] = field(default_factory=list)
 
     @property
     def count(self) -> int:
-        return len(self.flows) + len(self.whispers) + len(self.turns)
+        return len(self.flows) + len(self.whispers) + len(self.turns) + len(self.roll_requests) + len(self.invitations)
 
 
 def _memberships(user: User) -> list[Membership]:
@@ -117,12 +132,37 @@ def turn_scenes(user: User, memberships: list[Membership]) -> list[TurnScene]:
     return turns
 
 
+def open_roll_requests(user: User, memberships: list[Membership]) -> list[RollRequest]:
+    """Rolls a GM asked of this player's characters and nobody answered or withdrew, oldest first."""
+    return list(
+        RollRequest.objects.filter(
+            campaign_id__in=[m.campaign_id for m in memberships],
+            character__owner=user,
+            status=RollRequestStatus.OPEN,
+        )
+        .select_related("scene__campaign", "character", "requested_by")
+        .order_by("id")
+    )
+
+
+def pending_invitations(user: User) -> list[Invitation]:
+    """Invitations to this user still to answer (they are not yet members: any campaign counts)."""
+    return list(
+        Invitation.objects.filter(user=user, status=RequestStatus.PENDING)
+        .select_related("campaign", "invited_by")
+        .order_by("created_at", "id")
+    )
+
+
 def player_waiting(user: User, language: str = "es") -> PlayerWaiting:
+    invitations = pending_invitations(user)
     memberships = _memberships(user)
     if not memberships:
-        return PlayerWaiting([], [], [])
+        return PlayerWaiting([], [], [], [], invitations)
     return PlayerWaiting(
         waiting_flows(user, memberships, language),
         unread_whispers(user, memberships),
         turn_scenes(user, memberships),
+        open_roll_requests(user, memberships),
+        invitations,
     )

@@ -188,6 +188,8 @@ def _form_context(campaign: Campaign, sheet_form: Any) -> dict[str, Any]:
 def character_create(request: HttpRequest, pk: int) -> HttpResponse:
     campaign, viewer = campaign_selectors.campaign_for(request.user, pk)
     if not policy.may_create_character(viewer, is_npc=False):
+        if viewer.archived:  # an ended campaign is read, never written: the true reason
+            raise PermissionDenied(_("La partida ha terminado: se puede leer, pero ya no se crean personajes."))
         raise PermissionDenied(_("Solo los jugadores y los másters de la partida crean personajes."))
     data = request.POST if request.method == "POST" else None
     for_others = policy.may_create_for_others(viewer)

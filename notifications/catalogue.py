@@ -18,6 +18,8 @@ nudge               a GM reminds me I owe a post in a scene        ``owed_posts`
 reminder            N days of silence in a scene I owe a post to   ``owed_posts`` (``may_write_scene``)
 roll_requested      a GM asks my character for a roll              ``may_be_asked_to_roll``: its player
 veto_vote           Event: an answer opens to the table's veto     ``may_vote_on_event_answer`` ∩ its eligible
+invitation          a GM invites me to a campaign                  ``told_of_invitation``: the invited user
+invitation_answered my invitation was accepted or declined (GMs)   ``told_of_invitation``: the GMs
 =================== ============================================== ===============================================
 
 The words are built here, in the reader's language, from the notification's ``params`` (names and titles
@@ -35,6 +37,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from campaigns.models import role_in_sentence
 from notifications.models import Kind, Notification
 
 EXCERPT_LENGTH = 160
@@ -75,6 +78,23 @@ def _roll_requested(n: Notification, p: dict[str, Any]) -> str:
     }
 
 
+def _invitation(n: Notification, p: dict[str, Any]) -> str:
+    # The params keep the role's key; its word is the reader's language's.
+    role = role_in_sentence(str(p.get("role", "")))
+    return _("%(gm)s te invita a «%(campaign)s» como %(role)s") % {
+        "gm": p.get("gm", ""),
+        "campaign": p.get("campaign", ""),
+        "role": role,
+    }
+
+
+def _invitation_answered(n: Notification, p: dict[str, Any]) -> str:
+    words = {"user": p.get("user", ""), "campaign": p.get("campaign", "")}
+    if p.get("accepted"):
+        return _("%(user)s acepta tu invitación a «%(campaign)s»") % words
+    return _("%(user)s rechaza tu invitación a «%(campaign)s»") % words
+
+
 # One function per kind: the words, from the params the recipient may read.
 _WORDS: dict[str, Callable[[Notification, dict[str, Any]], str]] = {
     Kind.NEW_POSTS: _new_posts,
@@ -105,6 +125,8 @@ _WORDS: dict[str, Callable[[Notification, dict[str, Any]], str]] = {
     ),
     Kind.REMINDER: _reminder,
     Kind.ROLL_REQUESTED: _roll_requested,
+    Kind.INVITATION: _invitation,
+    Kind.INVITATION_ANSWERED: _invitation_answered,
     Kind.VETO_VOTE: lambda n, p: (
         _("Se vota el veto a una respuesta de %(character)s: %(question)s")
         % {"character": p.get("character", ""), "question": p.get("question", "")}

@@ -23,9 +23,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from campaigns import policy
-from campaigns.models import Campaign
+from campaigns.models import Campaign, Invitation, RequestStatus
 from notifications import catalogue
-from notifications.models import Channel, Delivery, DeliveryStatus, Notification
+from notifications.models import Channel, Delivery, DeliveryStatus, Kind, Notification
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +123,17 @@ def message_id(delivery: Delivery) -> str:
 
 def _still_told(delivery: Delivery) -> list[Notification]:
     viewer = policy.viewer_for(delivery.user, delivery.campaign)
-    if not policy.still_told(viewer):
-        return []
+    notes = delivery.notifications.all()
+    if not policy.may_view_campaign(viewer):
+        # Only a still pending invitation speaks to someone outside a private campaign.
+        invited = Invitation.objects.filter(
+            campaign_id=delivery.campaign_id, user_id=delivery.user_id, status=RequestStatus.PENDING
+        ).exists()
+        if not policy.still_told(viewer, invited=invited):
+            return []
+        notes = notes.filter(kind=Kind.INVITATION)
     readable = policy.notification_still_readable_q(delivery.user_id)
-    return list(delivery.notifications.filter(readable).select_related("campaign").order_by("id"))
+    return list(notes.filter(readable).select_related("campaign").order_by("id"))
 
 
 def stuck_q(now: datetime) -> Q:

@@ -31,6 +31,8 @@ class Kind(models.TextChoices):
     REMINDER = "reminder", _("Recordatorio")
     ROLL_REQUESTED = "roll_requested", _("Tirada pedida")
     VETO_VOTE = "veto_vote", _("Votación de veto")
+    INVITATION = "invitation", _("Invitación")
+    INVITATION_ANSWERED = "invitation_answered", _("Invitación respondida")
 
 
 class Notification(models.Model):

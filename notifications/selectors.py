@@ -42,7 +42,8 @@ def inbox(user: User) -> QuerySet[Notification]:
     (one query)."""
     return (
         Notification.objects.filter(user=user)
-        .filter(campaign__in=Campaign.objects.filter(policy.visible_campaigns_q(user)))
+        # An invitation reaches a user who is not yet a member (policy.may_answer_invitation).
+        .filter(Q(campaign__in=Campaign.objects.filter(policy.visible_campaigns_q(user))) | Q(kind=Kind.INVITATION))
         .filter(policy.notification_still_readable_q(user.pk))
         .annotate(caught_up=ExpressionWrapper(caught_up_q(), output_field=BooleanField()))
         .select_related("campaign")

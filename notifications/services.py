@@ -22,10 +22,11 @@ from django.utils.translation import gettext as _
 
 from accounts.models import User
 from campaigns import policy
-from campaigns.events import EventType
+from campaigns.events import Audience, Event, EventType, publish, tell_users
 from campaigns.models import (
     Campaign,
     CampaignEventLog,
+    Invitation,
     JoinRequest,
     Membership,
     Post,
@@ -113,6 +114,7 @@ def _tell(
     written = list(Notification.objects.filter(key=key, user_id__in=fresh))
     schedule_immediate_mail(campaign, written)
     schedule_push(campaign, written)
+    tell_users({n.user_id for n in written}, "notices.changed")
     return written
 
 
@@ -204,6 +206,7 @@ def _batch_new_post(
         batched.filter(user_id__in=already, post_id__lt=post.pk).update(
             count=F("count") + 1, updated_at=timezone.now(), post=post
         )
+        tell_users(already, "notices.changed")  # a batch's count rose
     _tell(
         wanted - already,
         campaign=campaign,
@@ -298,6 +301,36 @@ def notify_join_request(join_request_id: int, status: str, event_id: int) -> int
     return len(_tell(told, campaign=campaign, kind=kind, key=f"join:{join_request.pk}:{status}", params=params))
 
 
+def notify_invitation(invitation_id: int, status: str) -> int:
+    """A new invitation: its user is told. An answer: the GMs are told, and the invited user's notice of it
+    is read (it asks for nothing any more). A withdrawn one: that notice is read, nobody else is told."""
+    invitation = Invitation.objects.select_related("campaign", "user", "invited_by").filter(pk=invitation_id).first()
+    if invitation is None:
+        return 0
+    campaign = invitation.campaign
+    pending = status == RequestStatus.PENDING
+    if not pending:
+        Notification.objects.filter(
+            user_id=invitation.user_id, key=f"invitation:{invitation.pk}", read_at__isnull=True
+        ).update(read_at=timezone.now())
+        tell_users([invitation.user_id], "notices.changed")  # their dashboard and home drop it
+    if status == RequestStatus.WITHDRAWN:
+        return 0
+    told = policy.told_of_invitation(members_of(campaign.pk), invitee_id=invitation.user_id, pending=pending)
+    params: dict[str, Any] = {
+        "campaign": campaign.title,
+        "gm": invitation.invited_by.public_name,
+        "user": invitation.user.public_name,
+        "role": invitation.role,
+    }
+    if pending:
+        key = f"invitation:{invitation.pk}"
+        return len(_tell(told, campaign=campaign, kind=Kind.INVITATION, key=key, params=params))
+    params["accepted"] = status == RequestStatus.ACCEPTED
+    key = f"invitation:{invitation.pk}:{status}"
+    return len(_tell(told, campaign=campaign, kind=Kind.INVITATION_ANSWERED, key=key, params=params))
+
+
 def notify_character(character_id: int, status: str, event_id: int) -> int:
     character = Character.objects.select_related("campaign", "owner").filter(pk=character_id).first()
     if character is None:
@@ -344,6 +377,7 @@ def notify_event(log_id: int) -> int:
             int(data["join_request_id"]), str(data["status"]), log.pk
         ),
         EventType.CHARACTER_CHANGED: lambda: notify_character(int(data["character_id"]), str(data["status"]), log.pk),
+        EventType.INVITATION_CHANGED: lambda: notify_invitation(int(data["invitation_id"]), str(data["status"])),
         EventType.ROLL_MADE: lambda: answer_roll_requests(int(data["roll_id"])),
     }
     handler = handlers.get(log.type)
@@ -360,6 +394,7 @@ NOTIFIED_EVENT_TYPES = frozenset(
         EventType.FLOW_CHANGED,
         EventType.JOIN_REQUEST_CHANGED,
         EventType.CHARACTER_CHANGED,
+        EventType.INVITATION_CHANGED,
         EventType.ROLL_MADE,
     }
 )
@@ -382,7 +417,10 @@ def mark_read(*, user: User, ids: Sequence[int] | None = None) -> int:
     unread = Notification.objects.filter(user=user, read_at__isnull=True)
     if ids is not None:
         unread = unread.filter(pk__in=list(ids))
-    return unread.update(read_at=timezone.now())
+    changed = unread.update(read_at=timezone.now())
+    if changed:
+        tell_users([user.pk], "notices.changed")  # the user's other tabs
+    return changed
 
 
 # --- Choices --------------------------------------------------------------------------------------------
@@ -718,6 +756,7 @@ def request_roll(*, actor: User, scene: Scene, character: Character, expression:
         "label": label,
     }
     assert character.owner_id is not None  # may_be_asked_to_roll: a player's character
+    _publish_roll_request(request, character.owner_id)
     _tell(
         [character.owner_id],
         campaign=campaign,
@@ -739,7 +778,18 @@ def cancel_roll_request(*, actor: User, request: RollRequest) -> RollRequest:
     request.status = RollRequestStatus.CANCELLED
     request.answered_at = timezone.now()
     request.save()
+    owner_id = Character.objects.filter(pk=request.character_id).values_list("owner_id", flat=True).first()
+    _publish_roll_request(request, owner_id)
+    if owner_id is not None:
+        tell_users([owner_id], "notices.changed")  # the player's dashboard drops it
     return request
+
+
+def _publish_roll_request(request: RollRequest, owner_id: int | None) -> None:
+    # The scene's «Tiradas pedidas», the player's composer and dashboard follow it without a reload.
+    data = {"scene_id": request.scene_id, "roll_request_id": request.pk, "status": request.status}
+    audience = Audience(scene_id=request.scene_id, user_ids=frozenset({owner_id} if owner_id else set()))
+    publish(Event(EventType.ROLL_REQUEST_CHANGED, request.campaign_id, data), audience)
 
 
 def answer_post_roll_requests(post_id: int) -> int:
@@ -749,12 +799,22 @@ def answer_post_roll_requests(post_id: int) -> int:
     )
 
 
+@transaction.atomic
 def answer_roll_requests(roll_id: int) -> int:
     """A roll made by a character's player, with a post, answers that character's open requests in the
     scene (the post is the answer). Returns how many it closed."""
     roll = Roll.objects.filter(pk=roll_id).select_related("character").first()
     if roll is None or roll.post_id is None or roll.character is None or roll.roller_id != roll.character.owner_id:
         return 0
-    return RollRequest.objects.filter(
-        scene_id=roll.scene_id, character_id=roll.character.pk, status=RollRequestStatus.OPEN
-    ).update(status=RollRequestStatus.ANSWERED, answered_post_id=roll.post_id, answered_at=timezone.now())
+    answered = list(
+        RollRequest.objects.select_for_update().filter(
+            scene_id=roll.scene_id, character_id=roll.character.pk, status=RollRequestStatus.OPEN
+        )
+    )
+    for request in answered:
+        request.status = RollRequestStatus.ANSWERED
+        request.answered_post_id = roll.post_id
+        request.answered_at = timezone.now()
+        request.save(update_fields=["status", "answered_post", "answered_at"])
+        _publish_roll_request(request, roll.character.owner_id)
+    return len(answered)

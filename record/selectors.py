@@ -264,7 +264,9 @@ def _opened_roll_ids(viewer: Viewer, links: list[RollLink]) -> set[int]:
 def roll_log(viewer: Viewer, campaign: Campaign) -> list[LinkView]:
     """The campaign's whole roll chain, in order, each link opened as far as the viewer may see its roll."""
     links = list(
-        RollLink.objects.filter(campaign=campaign).select_related("roll__reveal", "about__reveal").order_by("seq")
+        RollLink.objects.filter(campaign=campaign)
+        .select_related("roll__reveal", "roll__roller", "about__reveal")
+        .order_by("seq")
     )
     opened = _opened_roll_ids(viewer, links)
     views = []

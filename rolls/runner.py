@@ -29,7 +29,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from pydantic import BaseModel
@@ -107,6 +107,8 @@ def stored_roll(row: Roll) -> StoredRoll:
         gm_only=row.gm_only,
         label=row.label,
         revealed=bool(getattr(row, "revealed", False)),
+        # 0: a post not yet placed in its thread has no number to show.
+        post_number=getattr(row, "post_number", None) or None if row.post_id is not None else None,
     )
 
 
@@ -160,7 +162,8 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
         else Character.objects.filter(campaign=campaign).order_by("pk")
     )
     characters = {c.pk: _character_facts(c) for c in rows_characters}
-    rolls = [stored_roll(r) for r in Roll.objects.filter(flow=flow).order_by("id")] if flow and flow.pk else []
+    rows_rolls = Roll.objects.filter(flow=flow).annotate(post_number=F("post__position"))
+    rolls = [stored_roll(r) for r in rows_rolls.order_by("id")] if flow and flow.pk else []
     board: dict[int, BoardAspect] = {}
     if reads.board:
         for aspect in SceneAspect.objects.filter(scene_id=scene.pk).order_by("position", "id"):
@@ -168,7 +171,7 @@ def scene_table(scene: Scene, reads: Reads, *, flow: Flow | None = None, lock: b
     open_rolls: list[StoredRoll] = []
     if reads.open_rolls:
         rows_open = Roll.objects.filter(scene_id=scene.pk, ruleset=campaign.ruleset, flow__isnull=True).annotate(
-            revealed=Exists(RollReveal.objects.filter(roll=OuterRef("pk")))
+            revealed=Exists(RollReveal.objects.filter(roll=OuterRef("pk"))), post_number=F("post__position")
         )
         open_rolls = [stored_roll(r) for r in rows_open.order_by("-id")[:200]]
     earlier: list[EarlierProcedure] = []
@@ -223,6 +226,7 @@ def _roll_maker(
         counter["n"] += 1
         Roll.objects.filter(pk=row.pk).update(flow=flow)
         row.flow = flow
+        row.post_number = post.position if post is not None else None  # type: ignore[attr-defined]
         return stored_roll(row)
 
     return roll
@@ -480,11 +484,24 @@ def start_procedure(
         flow.campaign = campaign
         table = load_table(flow, procedure)
         outcome = opening.run(
-            OpeningInput(chosen, table, viewer, source, _roll_maker(actor, flow, post, source, made), flow.pk)
+            OpeningInput(
+                chosen,
+                table,
+                viewer,
+                source,
+                _roll_maker(actor, flow, post, source, made),
+                flow.pk,
+                _number_in_scene(flow),
+            )
         )
         _apply(actor, flow, procedure, table, outcome, None, post)
         _chain(made)
     return flow
+
+
+def _number_in_scene(flow: Flow) -> int:
+    """The procedure's place among its scene's procedures of its kind, counted from 1."""
+    return Flow.objects.filter(scene_id=flow.scene_id, kind=flow.kind, pk__lte=flow.pk).count()
 
 
 @retried_once_on_deadlock
@@ -569,6 +586,7 @@ def _step(
             dice=source,
             roll=_roll_maker(actor, flow, post, source, made),
             procedure_id=flow.pk,
+            procedure_number=_number_in_scene(flow),
         )
     )
     recorded = params if outcome.step_params is None else outcome.step_params

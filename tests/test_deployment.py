@@ -133,3 +133,18 @@ def test_the_asgi_entry_point_keeps_what_it_loaded_out_of_the_garbage_collector(
     script = "import gc, tintero.asgi; print(gc.get_freeze_count())"
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
     assert int(result.stdout.strip().splitlines()[-1]) > 10_000
+
+
+@pytest.mark.skipif(not Path("/usr/bin/make").exists(), reason="make is not installed")
+@pytest.mark.parametrize("target", ["run", "dev"])
+def test_make_run_on_another_port_points_mail_and_feeds_there(target: str) -> None:
+    """Issue 28: mail linked to port 8000 whatever `make run PORT=` said. Every process the target starts
+    (the server and the task worker that sends mail) gets the SITE_URL it serves."""
+    root = Path(__file__).resolve().parent.parent
+    env = {k: v for k, v in os.environ.items() if k != "SITE_URL"}
+    dry = subprocess.run(
+        ["make", "-n", target, "PORT=8123"], cwd=root, capture_output=True, text=True, check=False, env=env
+    ).stdout
+    starts = [line for line in dry.splitlines() if "manage.py run_task_worker" in line or "runserver" in line]
+    assert len(starts) >= 2
+    assert all('SITE_URL="http://127.0.0.1:8123"' in line for line in starts), starts

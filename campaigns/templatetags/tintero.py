@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 
 from campaigns.models import Role
+from campaigns.models import role_in_sentence as _role_in_sentence
 
 register = template.Library()
 
@@ -15,6 +16,12 @@ def role_label(value: str | None) -> str:
     if value in Role.values:
         return str(Role(value).label)
     return ""
+
+
+@register.filter
+def role_in_sentence(value: str | None) -> str:
+    """A stored role value as a word inside a sentence («como jugador»)."""
+    return _role_in_sentence(value or "")
 
 
 @register.filter

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -53,7 +53,15 @@ def campaign_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_GET
 def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    campaign, viewer = selectors.campaign_for(request.user, pk)
+    try:
+        campaign, viewer = selectors.campaign_for(request.user, pk)
+    except Http404:
+        # A private campaign exists for the user it invites: its front, to accept or decline.
+        invitation = selectors.invitation_to(request.user, pk)
+        if invitation is None:
+            raise
+        context = {"campaign": invitation.campaign, "invitation": invitation}
+        return render(request, "campaigns/invitation.html", context)
     scenes = list(selectors.readable_scenes(viewer))
     memberships = list(selectors.members(campaign))
     by_role = {role: [m for m in memberships if m.role == role] for role in Role.values}
@@ -73,7 +81,10 @@ def campaign_detail(request: HttpRequest, pk: int) -> HttpResponse:
         context["join_requests"] = list(selectors.pending_join_requests(campaign))
         context["pending_invitations"] = list(selectors.pending_invitations(campaign))
         context["invite_form"] = InviteForm()
-    if policy.may_request_to_join(viewer):
+    invitation = selectors.invitation_to(request.user, campaign.pk) if viewer.is_authenticated else None
+    if invitation is not None and policy.may_answer_invitation(viewer, invitation.user_id):
+        context["my_invitation"] = invitation
+    elif policy.may_request_to_join(viewer):
         my_request = selectors.pending_join_requests(campaign).filter(user_id=viewer.user_id).first()
         context["my_request"] = my_request
         roles = policy.join_roles(campaign, len(by_role[Role.PLAYER]))

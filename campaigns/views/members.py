@@ -75,7 +75,12 @@ def invitation_respond(request: HttpRequest, invitation_id: int) -> HttpResponse
     invitation = selectors.invitations_for(user_of(request)).filter(pk=invitation_id).first()
     if invitation is None:
         raise Http404
-    accept = request.POST.get("decision") == "accept"
+    decision = request.POST.get("decision")
+    if decision not in ("accept", "decline"):
+        # Neither answer chosen: nothing is decided on the user's behalf.
+        messages.error(request, _("Elige aceptar o rechazar la invitación."))
+        return redirect(invitation.campaign)
+    accept = decision == "accept"
     services.respond_to_invitation(user=user_of(request), invitation=invitation, accept=accept)
     if accept:
         messages.success(request, _("Ahora formas parte de «%(title)s».") % {"title": invitation.campaign.title})

@@ -20,7 +20,7 @@ register = template.Library()
 @register.inclusion_tag("notifications/_roll_requests.html")
 def roll_requests(scene: Scene, viewer: Viewer | None) -> dict[str, Any]:
     if viewer is None or not viewer.is_member:
-        return {"show": False}
+        return {"show": False, "member": False}
     asks = policy.may_request_roll(viewer)
     requests = selectors.scene_roll_requests(viewer, scene)
     characters: list[Character] = []
@@ -30,6 +30,7 @@ def roll_requests(scene: Scene, viewer: Viewer | None) -> dict[str, Any]:
             c for c in load_campaign_characters(scene.campaign) if not c.is_npc and c.status == CharacterStatus.APPROVED
         ]
     return {
+        "member": True,
         "show": asks or bool(requests),
         "asks": asks,
         "requests": requests,

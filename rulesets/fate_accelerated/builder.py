@@ -12,13 +12,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from campaigns.policy import RollPowers
 from characters.models import Character
+from rulesets.fate_accelerated.rolls import stunt_sentence
 from rulesets.kit.rolls import RollSpec
 from systems.fate_accelerated.actions import Approach
 from systems.fate_accelerated.roll_kinds import FATE_DICE
+from systems.fate_accelerated.stunts import Stunt
 
 KINDS = [
     ("", _("Sin tirada")),
@@ -109,8 +112,11 @@ class RollBuilderForm(forms.Form):
         for c in self.characters.values():
             for stunt in (c.sheet or {}).get("stunts", []):
                 if stunt.get("template") == "bonus" and stunt.get("key"):
-                    text = stunt.get("circumstance") or stunt.get("because") or ""
-                    stunt_choices.append((f"{c.pk}:{stunt['key']}", f"{c.name} · {stunt['key']}: {text}"[:150]))
+                    try:  # the stunt by its words, never its key («S1»)
+                        text = stunt_sentence(Stunt.model_validate(stunt), get_language() or "es")
+                    except ValueError:
+                        text = stunt.get("circumstance") or stunt.get("because") or ""
+                    stunt_choices.append((f"{c.pk}:{stunt['key']}", f"{c.name} · {text}"[:200]))
         stunts: Any = self.fields["stunts"]
         stunts.choices = stunt_choices
         kind: Any = self.fields["kind"]

@@ -23,6 +23,7 @@ from systems.fate_accelerated.roll_kinds import FATE_DICE, ActionRollRequest, Fa
 from systems.fate_accelerated.rolls import declare_action
 from systems.fate_accelerated.settings import FaeSettings, settings_or_default
 from systems.fate_accelerated.sheet import FaeSheet
+from systems.fate_accelerated.stunts import Stunt, StuntTemplate
 
 KEY = "fate-accelerated"
 ACTION_KINDS = frozenset(a.value for a in Action)
@@ -72,6 +73,31 @@ def outcome_words(outcome: str | None, shifts: int | None, language: str) -> str
     return f"{name} ({n} aumento{'s' if n != 1 else ''})"
 
 
+def stunt_sentence(stunt: Stunt, language: str) -> str:
+    """A stunt by its words, never its key: the bonus template's sentence, or its own text."""
+    en = language == "en"
+    if stunt.template is StuntTemplate.BONUS and stunt.approach is not None:
+        actions = (" and " if en else " y ").join(ACTION_NAMES[a].get(language) for a in sorted(stunt.actions))
+        approach = APPROACH_NAMES[stunt.approach].get(language)
+        values = {
+            "because": stunt.because.strip().rstrip("."),
+            "bonus": stunt.bonus,
+            "actions": actions,
+            "approach": approach,
+            "when": stunt.circumstance.strip().rstrip("."),
+        }
+        if en:
+            return "Because {because}, +{bonus} to {actions} {approach}ly {when}".format(**values).strip()
+        return "Debido a que {because}, +{bonus} para {actions} de modo {approach} {when}".format(**values).strip()
+    return (stunt.text or stunt.effect or stunt.because or stunt.key).strip()
+
+
+def _stunts_named(fae: FaeSheet, keys: tuple[str, ...]) -> JSON:
+    """The chosen stunts in words (both languages), kept with the roll so its record explains its bonus."""
+    chosen = [fae.stunt(key) for key in keys]
+    return {"es": [stunt_sentence(s, "es") for s in chosen], "en": [stunt_sentence(s, "en") for s in chosen]}
+
+
 def summary(result: JSON, language: str, *, secret: bool) -> str:
     """One line in words: action and approach, the dice, the total on the ladder, the outcome."""
     kind = result.get("kind", "")
@@ -86,6 +112,11 @@ def summary(result: JSON, language: str, *, secret: bool) -> str:
     total = int(result["total"])
     dice = f"{faces_text(result['faces'])} {result['dice_sum']:+d} {int(result['modifier']):+d}"
     parts.append(f"{dice} = {ladder_label(total, language)}")
+    named = (result.get("stunts_named") or {}).get("en" if language == "en" else "es") or []
+    if named and result.get("stunt_bonus"):
+        # The bonus in the total, explained by the stunts that gave it.
+        word = "Stunt" if language == "en" else "Proeza"
+        parts.append(f"{word} +{int(result['stunt_bonus'])}: " + "; ".join(named))
     if result.get("outcome"):
         against = ""
         if not secret and result.get("difficulty") is not None:
@@ -159,7 +190,10 @@ class FateAcceleratedRollBinding:
             helpers_gm_override=choice.helpers_gm_override,
             difficulty=choice.difficulty,
         )
-        return self._split(request, choice.difficulty_secret, {"stunts": list(choice.stunts)})
+        extra: JSON = {"stunts": list(choice.stunts)}
+        if choice.stunts:
+            extra["stunts_named"] = _stunts_named(fae, tuple(choice.stunts))
+        return self._split(request, choice.difficulty_secret, extra)
 
     @staticmethod
     def _split(request: BaseModel, secret: bool, extra: JSON) -> Prepared:
@@ -186,6 +220,9 @@ class FateAcceleratedRollBinding:
             "outcome": rolled.outcome.value if rolled.outcome is not None else None,
             "shifts": rolled.shifts,
         }
+        if prepared.public.get("stunts_named"):
+            full["stunts_named"] = prepared.public["stunts_named"]
+            full["stunt_bonus"] = getattr(prepared.request, "stunt_bonus", 0)
         result = dict(full)
         hidden: JSON = {}
         if secret:

@@ -161,6 +161,9 @@ class StepInput(Generic[S, P]):
     dice: DiceSource
     roll: Callable[[RollSpec], StoredRoll]
     procedure_id: int
+    # Its place among the scene's procedures of its kind (1, 2, 3...): how words name it («Conflicto 2»),
+    # never by its id.
+    procedure_number: int = 0
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,7 @@ class OpeningInput(Generic[P]):
     dice: DiceSource
     roll: Callable[[RollSpec], StoredRoll]
     procedure_id: int
+    procedure_number: int = 0
 
 
 # --- The table -----------------------------------------------------------------------------------

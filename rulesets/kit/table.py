@@ -71,6 +71,8 @@ class StoredRoll:
     gm_only: bool
     label: str = ""
     revealed: bool = False  # a GM revealed this secret roll (loaded for the scene's open rolls)
+    # The number of its post in the scene's thread (what people call it: «mensaje n.º 3»), never its id.
+    post_number: int | None = None
 
 
 @dataclass(frozen=True)

@@ -70,3 +70,31 @@ def test_a_demo_loaded_before_addresses_gets_them() -> None:
     User.objects.filter(username="ana").update(email="", email_verified_at=None)
     load_demo()
     assert User.objects.get(username="ana").email_verified
+
+
+def test_every_demo_campaign_has_rolls_in_its_chain_and_a_finished_procedure() -> None:
+    """Issues 24 and 28: the demo's roll logs were empty, and no procedure showed in any thread."""
+    from record.models import RollLink
+    from rolls.models import Flow, FlowStatus
+
+    load_demo()
+    for campaign in Campaign.objects.all():
+        assert RollLink.objects.filter(campaign=campaign).exists(), campaign.title
+        if campaign.ruleset == "generic":  # a ruleset without procedures: its rolls are dice notation
+            continue
+        settled = Flow.objects.filter(campaign=campaign, status=FlowStatus.SETTLED)
+        assert settled.exists(), campaign.title
+        assert all(flow.record_id is not None for flow in settled)
+
+
+def test_demo_characters_are_distinct_people() -> None:
+    """Issue 28: the SotC pair shared 9 of 10 aspects (so GM pickers listed each twice), Presagios' traits."""
+    load_demo()
+    for campaign in Campaign.objects.all():
+        first, second = campaign.characters.order_by("pk")[:2]
+        for part in ("aspects", "traits", "skills", "stunts"):
+            ours, theirs = first.sheet.get(part), second.sheet.get(part)
+            if ours and part in ("aspects", "traits", "stunts"):
+                texts = {str(item.get("text") or item.get("name")) for item in ours}
+                others = {str(item.get("text") or item.get("name")) for item in theirs}
+                assert not texts & others, (campaign.title, part, texts & others)

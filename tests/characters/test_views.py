@@ -358,3 +358,20 @@ def test_a_new_user_sees_no_characters_of_a_private_campaign() -> None:
     stranger = make_user("nadie")
     assert client_for(stranger).get(reverse("characters:list", args=[t.campaign.pk])).status_code == 404
     assert client_for(stranger).get(reverse("characters:detail", args=[t.pc.pk])).status_code == 404
+
+
+def test_an_ended_campaigns_new_character_page_gives_the_true_reason() -> None:
+    """Issue 28: it said only players and GMs create characters, to the campaign's own players and GMs."""
+    from django.test import Client
+
+    from record.services import archive_campaign
+    from tests.personas import build_table
+
+    t = build_table(prefix="ended_")
+    archive_campaign(actor=t.gm, campaign=t.campaign)
+    for user in (t.player, t.gm):
+        client = Client()
+        client.force_login(user)
+        response = client.get(f"/campaigns/{t.campaign.pk}/characters/new/")
+        assert response.status_code == 403
+        assert "La partida ha terminado" in response.content.decode()

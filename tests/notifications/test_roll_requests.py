@@ -113,3 +113,46 @@ def test_the_api_asks_lists_and_withdraws(mail_table: Table) -> None:
     assert_error(player.post(cancel), 403)
     assert gm.post(cancel).json()["status"] == "cancelled"
     assert_error(gm.post(cancel), 400)
+
+
+def test_asking_withdrawing_and_answering_are_live_events_for_the_player(mail_table: Table, run_tasks: Any) -> None:
+    from campaigns.models import CampaignEventLog
+
+    def logged() -> list[tuple[str, set[int]]]:
+        rows = CampaignEventLog.objects.filter(type="roll_request.changed").order_by("id")
+        return [(row.data["status"], set(row.audience["user_ids"])) for row in rows]
+
+    first = services.request_roll(
+        actor=mail_table.gm, scene=mail_table.scene, character=mail_table.character, expression="1d6"
+    )
+    services.cancel_roll_request(actor=mail_table.gm, request=first)
+    services.request_roll(actor=mail_table.gm, scene=mail_table.scene, character=mail_table.character, expression="1d6")
+    client = client_for(mail_table.player)
+    with run_tasks(execute=True):
+        client.post(
+            f"/scenes/{mail_table.scene.pk}/posts/",
+            {
+                "voice": "character",
+                "character": mail_table.character.pk,
+                "body": "Lo intento.",
+                "recipients": "all",
+                "roll_expression": "1d6",
+            },
+        )
+    owner = {mail_table.player.pk}
+    assert logged() == [("open", owner), ("cancelled", owner), ("open", owner), ("answered", owner)]
+
+
+def test_the_scene_page_has_a_live_region_for_requests_even_before_the_first(mail_table: Table) -> None:
+    html = client_for(mail_table.player).get(f"/scenes/{mail_table.scene.pk}/").content.decode()
+    assert 'id="roll-requests-live" data-live-on="roll_request.changed"' in html
+
+
+def test_the_players_dashboard_lists_the_rolls_asked_of_them(mail_table: Table) -> None:
+    services.request_roll(
+        actor=mail_table.gm, scene=mail_table.scene, character=mail_table.character, expression="2d6", label="Huir"
+    )
+    html = client_for(mail_table.player).get("/dashboard/").content.decode()
+    assert "1 tirada pedida por un máster" in html
+    assert f"Directora pide a {mail_table.character.name}: Huir" in html
+    assert "tirada pedida" not in client_for(mail_table.player2).get("/dashboard/").content.decode()

@@ -131,6 +131,17 @@ def test_html_book_is_self_contained_with_dice_and_notes(full: Table) -> None:
         assert secret not in html
 
 
+def test_the_books_date_reads_as_a_date_in_its_language(full: Table) -> None:
+    """Issue 28: «2 diciembre 2026» (the format without its Spanish «de»)."""
+    import re
+
+    client = Client()
+    client.force_login(full.player2)
+    response = client.get(f"/campaigns/{full.campaign.pk}/exportar/libro.html")
+    html = b"".join(response.streaming_content).decode()  # type: ignore[attr-defined]
+    assert re.search(r"Exportada de Tintero el \d{1,2} de \w+ de \d{4}", html), html[:2000]
+
+
 def test_epub_is_a_valid_package(full: Table) -> None:
     client = Client()
     client.force_login(full.gm)

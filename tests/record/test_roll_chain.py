@@ -163,6 +163,15 @@ def test_log_page_json_and_api(rolled: Table) -> None:
     assert api == document
 
 
+def test_the_log_page_names_who_rolled_by_name_not_username(rolled: Table) -> None:
+    """Issue 28: the roll log showed usernames; the script for programmers is folded away."""
+    html = Client().get(f"/campaigns/{rolled.campaign.pk}/tiradas/").content.decode()
+    roller = rolled.gm.public_name
+    assert roller != rolled.gm.username and f"· {roller} ·" in html
+    assert f"· {rolled.gm.username} ·" not in html
+    assert '<details class="verify-yourself">' in html
+
+
 def test_private_log_is_missing_for_outsiders(private_table: Table) -> None:
     client = Client()
     client.force_login(private_table.outsider)

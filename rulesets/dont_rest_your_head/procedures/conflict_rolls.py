@@ -135,7 +135,7 @@ def open_conflict(given: OpeningInput[OpenParams]) -> Outcome[ConflictFlowState]
         "conflict_opened",
         {"flow": given.procedure_id, "involved": [c.id for c in pcs]},
         pcs[0].id,
-        _reason(given.procedure_id),
+        _reason(given.procedure_number),
         by_rules=True,
     )
     return Outcome(state=state, secret=secret, ledger=[opened], record=record)
@@ -154,8 +154,9 @@ def _no_chest() -> Chest:
     return Chest()
 
 
-def _reason(flow_id: int) -> str:
-    return _("Conflicto #%(n)s") % {"n": flow_id}
+def _reason(number: int) -> str:
+    """The conflict as its ledger reasons name it: by its place in the scene, never its id."""
+    return _("Conflicto %(n)s") % {"n": number}
 
 
 def _group(given: OpeningInput[OpenParams]) -> list[CharacterFacts]:
@@ -223,7 +224,7 @@ def roll_leader(given: StepInput[ConflictFlowState, LeaderParams]) -> Outcome[Co
             kind="leader",
             data=data | {"flow": given.procedure_id},
             character_id=int(pc),
-            label=_("Conflicto #%(n)s: %(name)s") % {"n": given.procedure_id, "name": name(state, pc)},
+            label=_("Conflicto %(n)s: %(name)s") % {"n": given.procedure_number, "name": name(state, pc)},
         )
     )
     drawn = faces(roll, "discipline", "exhaustion", "madness")
@@ -239,7 +240,7 @@ def roll_leader(given: StepInput[ConflictFlowState, LeaderParams]) -> Outcome[Co
                 {"flow": given.procedure_id, "request": request.model_dump(mode="json")}
                 | {"madness_price": conflict.madness_price, "scene_id": conflict.scene_id},
                 int(pc),
-                _reason(given.procedure_id),
+                _reason(given.procedure_number),
                 by_rules=True,
             )
         )
@@ -313,7 +314,7 @@ def roll_pain(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[Conflict
             kind="pain",
             data={"pain": c.pain, "flow": given.procedure_id},
             gm_only=sealed,
-            label=_("Conflicto #%(n)s: dolor") % {"n": given.procedure_id},
+            label=_("Conflicto %(n)s: dolor") % {"n": given.procedure_number},
         )
     )
     drawn = faces(roll, "pain")
@@ -359,7 +360,7 @@ def roll_helper(given: StepInput[ConflictFlowState, PcParams]) -> Outcome[Confli
             kind="helper",
             data={},
             character_id=int(pc),
-            label=_("Conflicto #%(n)s: ayuda de %(name)s") % {"n": given.procedure_id, "name": name(state, pc)},
+            label=_("Conflicto %(n)s: ayuda de %(name)s") % {"n": given.procedure_number, "name": name(state, pc)},
         )
     )
     drawn = faces(roll, "discipline")
@@ -464,7 +465,7 @@ def pick_leader(given: StepInput[ConflictFlowState, PcParams]) -> Outcome[Confli
 def void(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[ConflictFlowState]:
     c = conflict_of(given.state, given.secret)
     table = rules.void(pure_table(given.table, c))
-    op = LedgerOp("conflict_voided", {"flow": given.procedure_id}, None, _reason(given.procedure_id))
+    op = LedgerOp("conflict_voided", {"flow": given.procedure_id}, None, _reason(given.procedure_number))
     record = [RecordLine(in_both(lambda: _("El DJ anula el conflicto; no se mueve ninguna moneda.")))]
     new, secret = stored(given.state, table)
     return Outcome(state=new, secret=secret, closes="cancelled", ledger=[op], record=record)

@@ -118,7 +118,7 @@ def settle_conflict(given: StepInput[ConflictFlowState, SettleParams]) -> Outcom
         "conflict_settled",
         {"flow": given.procedure_id, "conflict": dump_conflict(c), "choices": choices.model_dump(mode="json")},
         int(c.leader),
-        _("Conflicto #%(n)s") % {"n": given.procedure_id},
+        _("Conflicto %(n)s") % {"n": given.procedure_number},
     )
     result = rules.outcome(c)
     follow_ups = []

@@ -99,7 +99,7 @@ def hope(given: StepInput[ConflictFlowState, HopeParams]) -> Outcome[ConflictFlo
         "conflict_hope_spent",
         {"flow": given.procedure_id, "conflict": dump_conflict(c), "coins": n},
         int(c.leader),
-        _("Conflicto #%(n)s") % {"n": given.procedure_id},
+        _("Conflicto %(n)s") % {"n": given.procedure_number},
         by_rules=True,
     )
     who = name(state, c.leader)
@@ -200,7 +200,7 @@ def confirm_scar(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[Confl
             kind="scar_reroll",
             data={"pool": pending.pool, "dice": c.rolled_size(pending.pool), "flow": given.procedure_id},
             character_id=int(c.leader),
-            label=_("Conflicto #%(n)s: cicatriz de %(name)s") % {"n": given.procedure_id, "name": who},
+            label=_("Conflicto %(n)s: cicatriz de %(name)s") % {"n": given.procedure_number, "name": who},
         )
     )
     drawn = faces(roll, pending.pool)
@@ -210,7 +210,7 @@ def confirm_scar(given: StepInput[ConflictFlowState, NoParams]) -> Outcome[Confl
         {"flow": given.procedure_id, "conflict": dump_conflict(c), "scar_index": pending.scar}
         | {"pool": pending.pool, "dice": drawn},
         int(c.leader),
-        (_("Conflicto #%(n)s") % {"n": given.procedure_id} + f": {pending.text}")[:300],
+        (_("Conflicto %(n)s") % {"n": given.procedure_number} + f": {pending.text}")[:300],
         by_rules=True,
     )
     before = c.dice(pending.pool)
@@ -256,7 +256,7 @@ def shade(given: StepInput[ConflictFlowState, ShadeParams]) -> Outcome[ConflictF
         "conflict_despair_spent",
         {"flow": given.procedure_id, "conflict": dump_conflict(c), "kind": p.kind, "pool": p.pool},
         None,
-        _("Conflicto #%(n)s") % {"n": given.procedure_id},
+        _("Conflicto %(n)s") % {"n": given.procedure_number},
     )
     if p.kind == "add6":
         line = in_both(lambda: _("El DJ ensombrece %(pool)s: añade un 6.") % {"pool": words.pool_name(p.pool)})

@@ -478,3 +478,21 @@ def test_the_whole_conflict_through_the_api(dryh: DryhRolls, monkeypatch: pytest
     assert body["status"] == "settled" and body["state"]["settlement"]["despair_gained"] == 1
     assert (t.chest()["despair"], t.chest()["hope"]) == (1, 1)
     assert step(gm, "settle", "k10").status_code == 400
+
+
+def test_a_conflict_is_named_by_its_place_in_the_scene_never_by_its_id(dryh: DryhRolls) -> None:
+    """Issue 28: «Conflicto #5» and «Conflicto #10» (database ids) in roll labels and the ledger's reasons."""
+    t = dryh
+    for _earlier in range(3):  # ids that are not the conflict's place in the scene
+        Flow.objects.create(campaign=t.campaign, scene=t.scene, kind="other", opened_by=t.gm, record=None)
+    flow = rolled_to_adjusting(t, 3, [4, 3, 2], [6, 5, 1])
+    assert flow.pk != 1
+    labels = set(Roll.objects.filter(flow=flow).values_list("label", flat=True))
+    assert labels == {"Conflicto 1: dolor", "Conflicto 1: Alia"}
+    reasons = {e.reason for e in LedgerEntry.objects.all() if e.reason.startswith("Conflicto")}
+    assert reasons == {"Conflicto 1"}
+    second = rolled_to_adjusting(t, 3, [4, 3, 2], [6, 5, 1])
+    assert set(Roll.objects.filter(flow=second).values_list("label", flat=True)) == {
+        "Conflicto 2: dolor",
+        "Conflicto 2: Alia",
+    }

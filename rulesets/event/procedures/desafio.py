@@ -45,6 +45,7 @@ from rulesets.kit.refusals import refuse
 from rulesets.kit.rolls import RollSpec
 from rulesets.kit.table import GM, Actor, CharacterFacts, Table, in_both
 from systems.dice import ScriptedDice
+from systems.errors import RulesError
 from systems.event import desafio as ix_rules
 from systems.event import narration as narr
 from systems.event.desafio import (
@@ -296,6 +297,19 @@ def _secret(given: StepInput[DesafioState, Any]) -> DesafioSecret:
 def _seat_of(character: CharacterFacts, wanted: ParticipantOpen, table: Table, number: int) -> tuple[Seat, Participant]:
     rules = rules_of(table)
     pid = f"c{character.id}"
+    if wanted.dice is not None and not character.is_npc:
+        # A player's pool is their sheet's (1 + the skill's dice): a typed pool is refused, never replaced.
+        raise refuse(
+            "pool_from_sheet",
+            f"La reserva de {character.name} sale de su ficha: elige una de sus habilidades, no un número de dados.",
+            f"{character.name}'s pool comes from their sheet: choose one of their skills, not a number of dice.",
+        )
+    if wanted.dice is not None and wanted.skill:
+        raise refuse(
+            "pool_or_skill",
+            f"Para {character.name}, elige una habilidad o una reserva, no las dos.",
+            f"For {character.name}, choose a skill or a pool, not both.",
+        )
     pool = wanted.dice if character.is_npc and wanted.dice is not None else None
     found = None
     if pool is None:
@@ -411,14 +425,11 @@ def _seal_split(given: StepInput[DesafioState, CommitParams], me: Seat) -> Outco
             "digests": {**state.digests, me.id: digest},
         }
     )
+    # In words only: the commitment's hash is for checking («Comprobación de los repartos»), not for reading.
     words = in_both(
         lambda: (
-            (
-                _("%(name)s cambia su reparto sellado (huella %(digest)s…).")
-                if amended
-                else _("%(name)s sella su reparto (huella %(digest)s…).")
-            )
-            % {"name": me.name, "digest": digest[:12]}
+            (_("%(name)s cambia su reparto sellado.") if amended else _("%(name)s sella su reparto."))
+            % {"name": me.name}
         )
     )
     recorded = {"participant": me.id, "digest": digest}
@@ -649,9 +660,26 @@ def _commit_waiting(state: DesafioState, table: Table) -> Names:
 
 
 def _opening_choices(table: Table, viewer: policy.Viewer) -> Mapping[str, Sequence[Choice]]:
+    """The GM's form: participants by name, each with the skills of their sheet (``skill_<id>``, labelled with
+    the pool they give), and ``npc``: the NPCs, whose pool the GM may set instead."""
     if not policy.may_run_gm_procedure(viewer):
         return {}
-    return {"character": [Choice(str(c.id), c.name) for c in table.characters.values() if c.approved]}
+    rules = rules_of(table)
+    approved = [c for c in table.characters.values() if c.approved]
+    choices: dict[str, Sequence[Choice]] = {
+        "character": [Choice(str(c.id), c.name) for c in approved],
+        "npc": [Choice(str(c.id), c.name) for c in approved if c.is_npc],
+    }
+    for character in approved:
+        try:
+            skills = sheet_of(character, rules).skills
+        except RulesError:  # a sheet that no longer validates offers no skills
+            skills = ()
+        choices[f"skill_{character.id}"] = [
+            Choice(skill.name, _("%(skill)s (%(n)d dados)") % {"skill": skill.display, "n": 1 + skill.dice})
+            for skill in skills
+        ]
+    return choices
 
 
 DESAFIO: Procedure[DesafioState] = Procedure(

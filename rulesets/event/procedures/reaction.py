@@ -160,8 +160,8 @@ def _open(given: OpeningInput[ReactionOpen]) -> Outcome[ReactionState]:
     )
     words = in_both(
         lambda: (
-            _("%(name)s sella una reacción para la sesión %(session)d (huella %(digest)s…).")
-            % {"name": character.name, "session": reaction.session, "digest": reaction.digest[:12]}
+            _("%(name)s sella una reacción para la sesión %(session)d.")
+            % {"name": character.name, "session": reaction.session}
         )
     )
     return Outcome(state=state, secret=ReactionSecret(sealed=sealed), record=[RecordLine(words)])

@@ -48,7 +48,7 @@ from rulesets.fate_accelerated.procedures.common import (
     sheet_of,
     words,
 )
-from rulesets.fate_accelerated.rolls import ACTION_KINDS, faces_text
+from rulesets.fate_accelerated.rolls import ACTION_KINDS, faces_text, stunt_sentence
 from rulesets.fate_accelerated.sheet import owner_of
 from rulesets.kit.procedures import (
     BoardChange,
@@ -433,8 +433,8 @@ def _roll_label(stored: StoredRoll, table: Table) -> str:
         "approach": approach_name(request.approach),
         "total": ladder(total),
     }
-    if stored.post_id is not None:
-        label = _("%(roll)s (mensaje #%(post)s)") % {"roll": label, "post": stored.post_id}
+    if stored.post_number:
+        label = _("%(roll)s (mensaje n.º %(post)s)") % {"roll": label, "post": stored.post_number}
     return label
 
 
@@ -525,7 +525,7 @@ def roll_choices(state: ActionState, table: Table, viewer: Viewer) -> dict[str, 
         Choice(a.value, f"{approach_name(a)} ({ratings.rating(a):+d})")
         for a in sorted(Approach, key=lambda a: -ratings.rating(a))
     ]
-    stunts = [Choice(s.key, s.text or s.key) for s in sheet.stunts]
+    stunts = [Choice(s.key, stunt_sentence(s, language())) for s in sheet.stunts]
     return {"approach": approaches, "stunts": stunts}
 
 

@@ -126,15 +126,16 @@ def not_your_character(es: str, en: str) -> RulesError:
 
 
 def roll_words(roll: StoredRoll, table: Table) -> str:
-    """A stored roll as a picker shows it: "Ana: Puños Bueno (+3), mensaje #12"."""
+    """A stored roll as a picker shows it: "Ana: Puños Bueno (+3), mensaje n.º 12" (its post's number in the
+    thread, never an id)."""
     first = (roll.result.get("sides") or [{}])[0]
     owner = table.characters.get(roll.character_id) if roll.character_id is not None else None
     who = owner.name if owner is not None else _("Sin personaje")
     skill = skill_name(settings_of(table), str(roll.request.get("skill") or ""))
     rating = ladder(int(first.get("rating", 0)))
     head = f"{skill} {rating}" if skill else rating
-    if roll.post_id:
-        return _("%(who)s: %(skill)s, mensaje #%(post)d") % {"who": who, "skill": head, "post": roll.post_id}
+    if roll.post_number:
+        return _("%(who)s: %(skill)s, mensaje n.º %(post)d") % {"who": who, "skill": head, "post": roll.post_number}
     return f"{who}: {head}"
 
 

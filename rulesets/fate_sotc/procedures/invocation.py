@@ -69,6 +69,9 @@ def open_invocation(given: OpeningInput[InvocationOpen]) -> Outcome[InvocationSt
     if len(roll.result["sides"]) > 1:
         opponent = table.character(given.params.opponent) if given.params.opponent else None
         sides["b"] = side_from_roll(roll, 1, opponent, str(roll.request.get("opposition_skill") or ""))
+        if opponent is None and roll.request.get("opposition_name"):
+            # The rival named in the roll builder keeps its name in the window and the record.
+            sides["b"] = sides["b"].model_copy(update={"name": str(roll.request["opposition_name"])})
     track = roll.request.get("track")
     state = InvocationState(
         roll=roll.id,

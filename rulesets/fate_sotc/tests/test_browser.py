@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from campaigns.models import Post
 from rolls.models import Flow, Roll
 from rulesets.fate_sotc.tests.scene_fixtures import build_scene, fp
 
@@ -37,11 +38,14 @@ def test_an_invocation_window_from_the_page_to_the_record_in_the_thread(page_for
     player.locator(".roll .die.pool-fudge").first.wait_for()
     roll = Roll.objects.get(kind="simple")
     assert roll.result["sides"][0]["rating"] == 4
+    roll_number = Post.objects.get(rolls=roll).position  # its number in the thread, never its id
 
     player.goto(f"/scenes/{s.scene.pk}/flows/")
     player.locator(".sotc-start summary").click()
     opening = player.locator("form.sotc-open-invocation")
-    opening.locator("[name='roll']").select_option(label=f"Sally Slick: Atletismo Grande (+4), mensaje #{roll.post_id}")
+    opening.locator("[name='roll']").select_option(
+        label=f"Sally Slick: Atletismo Grande (+4), mensaje n.º {roll_number}"
+    )
     no_sideways_scroll(player)
     opening.get_by_role("button", name="Abrir la ventana").click()
     player.locator(".flow.kind-invocation form.step-invoke").wait_for()
@@ -63,7 +67,9 @@ def test_an_invocation_window_from_the_page_to_the_record_in_the_thread(page_for
     record = player.locator(".post-procedure .flow-record").last
     record.wait_for()
     text = record.inner_text()
-    assert f"Se abre la ventana de invocaciones de Sally Slick: Atletismo Grande (+4), mensaje #{roll.post_id}" in text
+    assert (
+        f"Se abre la ventana de invocaciones de Sally Slick: Atletismo Grande (+4), mensaje n.º {roll_number}" in text
+    )
     assert "Sally Slick invoca «As del aire de la Gran Guerra» con un punto de destino: +2" in text
     assert "Ventana cerrada. Esfuerzo final" in text and "dificultad Bueno (+3)" in text
     no_sideways_scroll(player)

@@ -10,6 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from campaigns import policy
+from campaigns.models import Post
 from characters.models import LedgerEntry
 from rolls.models import Flow, FlowLine, Roll
 from rolls.selectors import flow_views, opening_choices
@@ -96,7 +97,8 @@ def test_opening_pickers_offer_names_and_words_never_ids(s: SotcScene) -> None:
     assert "compel" not in player or not player["compel"]  # the GM alone offers a compel
     (window_roll,) = player["invocation"]["roll"]
     assert window_roll.value == str(made.pk)
-    assert window_roll.label == f"Sally Slick: Piloto Grande (+4), mensaje #{made.post_id}"
+    made_number = Post.objects.get(rolls=made).position  # its number in the thread, never its id
+    assert window_roll.label == f"Sally Slick: Piloto Grande (+4), mensaje n.º {made_number}"
     gm = opening_choices(s.scene, policy.viewer_for(s.gm, s.t.campaign))
     assert {c.label for c in gm["compel"]["character"]} >= {"Sally Slick", "Jet Black"}
 
@@ -214,13 +216,16 @@ def test_a_secret_difficulty_stays_a_gm_only_line_on_the_page_and_the_api(s: Sot
 
 def test_the_invocation_window_records_the_invocation_and_the_outcome_in_ladder_words(s: SotcScene) -> None:
     made = posted(s, MINUS3, skill="academics", difficulty=5)
+    made_number = Post.objects.get(rolls=made).position
     flow = start(s.t.player, s.scene, "invocation", roll=made.pk)
     flow = step(s.t.player, flow, "invoke", aspect=aspect_ref(s.t.hero), mode="bonus")
     assert awaited(flow)["approve"]["gm"]
     flow = step(s.gm, flow, "approve")
     step(s.gm, flow, "close")
     es = lines(flow)
-    assert es[0] == f"Se abre la ventana de invocaciones de Sally Slick: Educación Bueno (+3), mensaje #{made.post_id}"
+    assert (
+        es[0] == f"Se abre la ventana de invocaciones de Sally Slick: Educación Bueno (+3), mensaje n.º {made_number}"
+    )
     assert "invoca «" in es[2] and "con un punto de destino: +2; esfuerzo Adecuado (+2)" in es[2]
     assert es[-1].startswith("Ventana cerrada. Esfuerzo final Adecuado (+2), dificultad Excelente (+5): Fallo")
 

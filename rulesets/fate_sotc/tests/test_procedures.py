@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from django.core.exceptions import PermissionDenied
+from django.test import Client
 
 from campaigns import policy
 from campaigns import services as campaign_services
@@ -177,6 +178,18 @@ def test_tagging_an_opponents_aspect_against_them_pays_them_when_the_window_clos
     flow = step(s.gm, flow, "close")
     assert sheet(s.t.rival)["fate_points"] == 11 and sheet(s.t.rival)["fate_points_pending"] == 0
     assert flow.state["final"]["winner"] == "a" and flow.state["final"]["shifts"] == 3
+
+
+def test_the_rival_named_in_the_builder_keeps_its_name_in_the_window_and_record(s: SotcScene) -> None:
+    """Issue 28: a rival typed in the attack builder was shown as «—» once the window opened."""
+    roll = posted_roll(s, ZERO + ZERO, kind="opposed", skill="pilot", opposition=3, opposition_name="Barón Rojo")
+    flow = start(s.t.player, s.scene, "invocation", roll=roll.pk)
+    assert flow.state["sides"]["b"]["name"] == "Barón Rojo"
+    page = Client()
+    page.force_login(s.t.player)
+    html = page.get(f"/scenes/{s.scene.pk}/").content.decode()
+    window = html[html.index(f'id="flow-{flow.pk}"') :]
+    assert "<td>Barón Rojo</td>" in window[:4000]
 
 
 def test_secret_difficulty_stays_out_of_the_public_state(s: SotcScene) -> None:

@@ -224,3 +224,34 @@ def test_a_player_is_never_offered_what_the_rules_give_the_gm(t: RollsTable) -> 
         powers=PLAYER_POWERS,
     )
     assert not sneaky.is_valid() and "kind" in sneaky.errors
+
+
+def test_the_gm_locks_a_failed_challenge_from_a_picker_not_by_typing_its_identifier(t: RollsTable) -> None:
+    """Issue 28: «Bloquear reto fallido» was a free-text field for the challenge's identifier."""
+    from django.test import Client
+
+    from characters import services as character_services
+
+    data = {"characteristic": "c1", "difficulty": 8}
+    failed = RollSpec(kind="challenge", data=data, character_id=t.lucia.pk, label="Abrir la cripta")
+    roll_with(t, t.gm, failed, [1, 1, 2, 2, 3])
+    passed = RollSpec(kind="challenge", data={**data, "difficulty": 1}, character_id=t.lucia.pk, label="Saltar")
+    roll_with(t, t.gm, passed, [6, 6, 6, 6, 6])
+    client = Client()
+    client.force_login(t.gm)
+    html = client.get(f"/characters/{t.lucia.pk}/").content.decode()
+    assert '<input type="text" name="challenge_id"' not in html
+    assert (
+        '<select name="challenge_id" required><option value="reto:abrir-la-cripta">Abrir la cripta (La cripta)' in html
+    )
+    assert "Saltar" not in html[html.index('name="challenge_id"') :][:500]  # a passed challenge is not offered
+    character_services.apply_operation(
+        actor=t.gm,
+        campaign=t.campaign,
+        operation="lock_challenge",
+        params={"character_id": str(t.lucia.pk), "challenge_id": "reto:abrir-la-cripta"},
+        character=t.lucia,
+    )
+    html = client.get(f"/characters/{t.lucia.pk}/").content.decode()
+    assert 'name="challenge_id"' not in html  # locked: nothing left to lock
+    assert "Ningún reto fallido por bloquear" in html
