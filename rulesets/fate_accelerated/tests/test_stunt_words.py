@@ -40,3 +40,14 @@ def test_the_builder_offers_the_stunt_by_its_words(fae: FaeScene) -> None:
         form = RollBuilderForm(characters=[fae.ana])
         labels = [label for _value, label in form.fields["stunts"].choices]  # type: ignore[attr-defined]
     assert labels == [f"{fae.ana.name} · {CHARLATANA_ES}"]
+
+
+def test_the_builders_help_names_a_control_the_scene_has(fae: FaeScene) -> None:
+    """Issue 28: the builder sent players to «Procedimientos», a control no page has."""
+    from django.template.loader import get_template, render_to_string
+
+    with translation.override("es"):
+        help_text = render_to_string("fate_accelerated/builder.html", {"form": RollBuilderForm(characters=[fae.ana])})
+    named = help_text.split("desde «")[1].split("»")[0]
+    start = get_template("fate_accelerated/flows/_start.html").template.source  # type: ignore[attr-defined]
+    assert f'<summary>{{% translate "{named}" %}}</summary>' in start
