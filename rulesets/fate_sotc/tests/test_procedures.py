@@ -459,7 +459,7 @@ def test_a_tag_for_effect_compel_charges_its_instigator(s: SotcScene, vector_id:
     (b) Jet 2 (not refunded), Sally 2; (c) `instigator_required`, nobody pays | PROP (A9) |"""
     set_sheet(s.t.hero, fate_points=3)
     set_sheet(s.t.rival, fate_points=3)
-    params = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
+    params: dict[str, Any] = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
     with pytest.raises(RulesError) as info:
         start(s.gm, s.scene, "compel", **params)
     assert info.value.code == "instigator_required" and fp(s.t.rival) == 3
@@ -480,7 +480,7 @@ def test_only_a_tag_for_effect_names_an_instigator_and_never_the_target(s: SotcS
     with pytest.raises(RulesError) as info:
         start(s.gm, s.scene, "compel", character=s.t.hero.pk, aspect="Demasiado orgullosa", instigator=s.t.rival.pk)
     assert info.value.code == "instigator_only_for_tag"
-    params = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
+    params: dict[str, Any] = {"character": s.t.hero.pk, "aspect": aspect_ref(s.t.hero), "kind": "tag_for_effect"}
     with pytest.raises(RulesError) as info:
         start(s.gm, s.scene, "compel", **params, instigator=s.t.hero.pk)
     assert info.value.code == "instigator_is_target"
