@@ -20,6 +20,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.write_limits import NUDGE_LIMIT
 from campaigns import policy
 from campaigns.events import EventType
 from campaigns.mentions import mentioned_user_ids
@@ -602,6 +603,7 @@ def nudge(*, actor: User, scene: Scene, user_ids: Sequence[int] | None = None) -
     chosen = owing if user_ids is None else [uid for uid in owing if uid in set(user_ids)]
     if not chosen:
         raise ValidationError(_("Nadie debe un mensaje en esta escena."))
+    NUDGE_LIMIT.count(actor.pk)
     day = timezone.localdate().isoformat()
     params = {"campaign": campaign.title, "scene": scene.title, "gm": actor.public_name}
     return _tell(chosen, campaign=campaign, kind=Kind.NUDGE, key=f"nudge:{scene.pk}:{day}", params=params, scene=scene)
