@@ -138,6 +138,27 @@ def test_the_api_answers_429_past_the_post_limit(table: Table, clock: Clock) -> 
     assert client.post(url, {"voice": "ooc", "body": "de más"}, format="json").status_code == 201
 
 
+@override_settings(LIMIT_POSTS=1, LIMIT_POSTS_WINDOW=60)
+def test_the_htmx_composer_comes_back_with_the_refusal_and_the_text(table: Table, clock: Clock) -> None:
+    client = _client(table.player)
+    url = f"/scenes/{table.scene.pk}/posts/"
+    assert client.post(url, _composed("uno"), HTTP_HX_REQUEST="true").status_code == 200
+    response = client.post(url, _composed("dos, de más"), HTTP_HX_REQUEST="true")
+    text = _assert_page_429(response, window=60)
+    assert response["HX-Retarget"] == "#composer" and "dos, de más" in text
+
+
+@override_settings(LIMIT_POSTS=1, LIMIT_POSTS_WINDOW=60)
+def test_the_refusal_speaks_the_clients_language(table: Table, clock: Clock) -> None:
+    clock.now += 0.5  # 59.5 s of the window left: said as 60, rounded up
+    client = _api(table.player)
+    url = f"/api/scenes/{table.scene.pk}/posts/"
+    assert client.post(url, {"voice": "ooc", "body": "uno"}, format="json").status_code == 201
+    response = client.post(url, {"voice": "ooc", "body": "dos"}, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    error = assert_error(response, 429)
+    assert error["message"] == "Too many requests in a row. Try again in 60 seconds."
+
+
 # --- API writes ------------------------------------------------------------------------------------------
 
 
