@@ -32,7 +32,8 @@ from accounts.forms import (
 )
 from accounts.models import ApiToken, User
 from accounts.request_counts import TooManyRequests
-from accounts.throttle import set_device_cookie
+from accounts.throttle import client_address, set_device_cookie
+from accounts.write_limits import SIGNUP_LIMIT, WriteLimited
 
 
 @require_http_methods(["GET", "POST"])
@@ -44,6 +45,11 @@ def signup(request: HttpRequest) -> HttpResponse:
     by_invitation = settings.SIGNUPS == "invitation"
     form = SignUpForm(request.POST or None, invitation_required=by_invitation)
     if request.method == "POST" and form.is_valid():
+        try:
+            SIGNUP_LIMIT.count(client_address(request))
+        except WriteLimited as refused:  # too many accounts from this address: none made, the form kept
+            form.add_error(None, str(refused))
+            return _too_many(render(request, "accounts/signup.html", {"form": form}), refused)
         try:
             with transaction.atomic():
                 user = form.save()
@@ -71,7 +77,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/signup.html", {"form": form})
 
 
-def _too_many(response: HttpResponse, refused: TooManyRequests) -> HttpResponse:
+def _too_many(response: HttpResponse, refused: TooManyRequests | WriteLimited) -> HttpResponse:
     response.status_code = 429
     response["Retry-After"] = str(refused.retry_after)
     return response

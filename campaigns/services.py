@@ -22,9 +22,11 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.write_limits import INVITATION_LIMIT, JOIN_REQUEST_LIMIT, POST_LIMIT, mentions_allowed
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, post_audience, publish
 from campaigns.markdown import MAX_SOURCE_LENGTH, RENDERER_VERSION
+from campaigns.mentions import mentioned_user_ids
 from campaigns.models import (
     Campaign,
     CampaignStatus,
@@ -317,6 +319,7 @@ def request_to_join(*, user: User, campaign: Campaign, role: str = Role.PLAYER, 
     duplicate = ValidationError(_("Ya tienes una solicitud pendiente en esta partida."))
     if JoinRequest.objects.filter(campaign=campaign, user=user, status=RequestStatus.PENDING).exists():
         raise duplicate
+    JOIN_REQUEST_LIMIT.count(user.pk)
     join_request = _create_unique(JoinRequest, duplicate, campaign=campaign, user=user, role=role, message=message)
     _publish_join_request(join_request)
     return join_request
@@ -386,6 +389,7 @@ def invite(*, actor: User, campaign: Campaign, user: User, role: str) -> Invitat
     duplicate = ValidationError({"user": _("Ya tiene una invitación pendiente.")})
     if Invitation.objects.filter(campaign=campaign, user=user, status=RequestStatus.PENDING).exists():
         raise duplicate
+    INVITATION_LIMIT.count(actor.pk)
     invitation = _create_unique(Invitation, duplicate, campaign=campaign, user=user, role=role, invited_by=actor)
     _publish_invitation(invitation)
     return invitation
@@ -746,6 +750,7 @@ def prepare_post(
     if voice != Voice.NPC:
         npc_name = ""
     body_source, body_html = _render("body", body, required=True)
+    _check_mentions(body_source, campaign.pk)
     notes_source, notes_html = _render("notes", notes, required=False)
     whisper_ids: list[int] = []
     if recipients == Recipients.WHISPER:
@@ -774,7 +779,24 @@ def prepare_post(
         "idempotency_key": idempotency_key,
         "request_digest": request_digest,
     }
+    POST_LIMIT.count(author.pk)  # last: a post refused for its content does not count
     return PreparedPost(author, scene, fields, whisper_ids)
+
+
+def _check_mentions(body: str, campaign_id: int) -> None:
+    """A post may name at most ``LIMIT_MENTIONS_PER_POST`` people: each one named is told, so a longer list
+    is a way to spam them."""
+    allowed = mentions_allowed()
+    if allowed <= 0:
+        return
+    named = len(mentioned_user_ids(body, campaign_id))
+    if named > allowed:
+        raise ValidationError(
+            {
+                "body": _("Un mensaje puede mencionar como mucho a %(max)d personas; este menciona a %(n)d.")
+                % {"max": allowed, "n": named}
+            }
+        )
 
 
 def insert_post(prepared: PreparedPost) -> Post:

@@ -8,6 +8,7 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 
 from accounts.models import User
 from campaigns import policy
+from campaigns.mentions import mention_handle
 from campaigns.models import Campaign, Membership, Post, Scene, SceneReadMark, Visibility
 from characters.models import Character, CharacterStatus
 from notifications.models import (
@@ -116,7 +117,6 @@ def campaign_settings(user: User) -> list[CampaignSettings]:
 def mention_names(scene: Scene, reader_ids: list[int], writer_ids: list[int]) -> list[dict[str, str]]:
     """Whom a post in ``scene`` may mention: the members who may read it (``@username``) and their approved
     characters (``@NameWithoutSpaces``, which names the player). Two queries."""
-    from notifications.services import mention_handle
 
     campaign = scene.campaign
     public = campaign.visibility == Visibility.PUBLIC

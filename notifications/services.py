@@ -7,7 +7,6 @@ task after the change commits, so the post path pays only for enqueueing. Each h
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
@@ -21,8 +20,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from accounts.write_limits import NUDGE_LIMIT
 from campaigns import policy
 from campaigns.events import Audience, Event, EventType, publish, tell_users
+from campaigns.mentions import mentioned_user_ids
 from campaigns.models import (
     Campaign,
     CampaignEventLog,
@@ -57,8 +58,6 @@ from notifications.models import (
 from notifications.selectors import caught_up_q, unread_q
 from rolls.models import Flow, FlowStatus, FlowStep, Roll
 from rulesets.kit.procedures import waiting_entries
-
-MENTION_RE = re.compile(r"(?<![\w@])@([\w.+-]{1,150})")
 
 
 def members_of(campaign_id: int) -> list[Member]:
@@ -167,27 +166,6 @@ def notify_post(post_id: int) -> int:
     )
     written += _batch_new_post(told - whispered - mentioned, campaign, scene, post, params)
     return written
-
-
-def mention_handle(name: str) -> str:
-    """How a character is mentioned: its name without spaces (``@LucíaVega`` for "Lucía Vega")."""
-    return "".join(name.split())
-
-
-def mentioned_user_ids(text: str, campaign_id: int) -> frozenset[int]:
-    """The members named in a post: ``@username``, or ``@CharacterName`` (spaces dropped) of a player's
-    character, which names its player. Case-insensitive; unknown names are plain text."""
-    names = {m.lower() for m in MENTION_RE.findall(text)}
-    if not names:
-        return frozenset()
-    rows = Membership.objects.filter(campaign_id=campaign_id).values_list("user_id", "user__username")
-    members = {uid for uid, _username in rows}
-    named = {uid for uid, username in rows if username.lower() in names}
-    characters = Character.objects.filter(
-        campaign_id=campaign_id, is_npc=False, status=CharacterStatus.APPROVED, owner_id__in=members
-    ).values_list("owner_id", "name")
-    named |= {owner for owner, name in characters if owner is not None and mention_handle(name).lower() in names}
-    return frozenset(named)
 
 
 def _batch_new_post(
@@ -663,6 +641,7 @@ def nudge(*, actor: User, scene: Scene, user_ids: Sequence[int] | None = None) -
     chosen = owing if user_ids is None else [uid for uid in owing if uid in set(user_ids)]
     if not chosen:
         raise ValidationError(_("Nadie debe un mensaje en esta escena."))
+    NUDGE_LIMIT.count(actor.pk)
     day = timezone.localdate().isoformat()
     params = {"campaign": campaign.title, "scene": scene.title, "gm": actor.public_name}
     return _tell(chosen, campaign=campaign, kind=Kind.NUDGE, key=f"nudge:{scene.pk}:{day}", params=params, scene=scene)

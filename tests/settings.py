@@ -16,3 +16,9 @@ INSTALLED_APPS = [*INSTALLED_APPS, "tests.coinflip"]
 # Background tasks run at once, in the test's thread.
 TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+# The limits on repeated writes and requests stay out of the way of the suite's many writes by one user from
+# one address; their own tests lower them with override_settings (tests/accounts/test_write_limits.py).
+LIMIT_POSTS = LIMIT_API_WRITES = LIMIT_SIGNUPS_PER_ADDRESS = 1_000_000
+LIMIT_INVITATIONS = LIMIT_JOIN_REQUESTS = LIMIT_NUDGES = 1_000_000
+LIMIT_REQUESTS_PER_MINUTE = LIMIT_REQUESTS_BURST = 1_000_000

@@ -80,6 +80,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "tintero.api.middleware.ApiErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # After WhiteNoise, so static files are never counted.
+    "tintero.request_limits.RequestLimits",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -245,6 +247,31 @@ LOGIN_THROTTLE_ADDRESS = env_int("LOGIN_THROTTLE_ADDRESS", 50)
 LOGIN_THROTTLE_DEVICE = env_int("LOGIN_THROTTLE_DEVICE", 10)
 LOGIN_DEVICE_COOKIE_DAYS = env_int("LOGIN_DEVICE_COOKIE_DAYS", 365)
 LOGIN_THROTTLE_WINDOW = env_int("LOGIN_THROTTLE_WINDOW", 15 * 60)
+# Limits on the writes a person can repeat (accounts/write_limits.py), on the same atomic counter: at most
+# N per window of seconds, per account (per client address for sign-ups); 0 turns one off. Past one, pages
+# answer 429 with the message and the API a JSON 429 `throttled` with Retry-After. Defaults after Discourse's.
+LIMIT_POSTS = env_int("LIMIT_POSTS", 20)
+LIMIT_POSTS_WINDOW = env_int("LIMIT_POSTS_WINDOW", 5 * 60)
+LIMIT_API_WRITES = env_int("LIMIT_API_WRITES", 60)
+LIMIT_API_WRITES_WINDOW = env_int("LIMIT_API_WRITES_WINDOW", 60)
+LIMIT_SIGNUPS_PER_ADDRESS = env_int("LIMIT_SIGNUPS_PER_ADDRESS", 3)
+LIMIT_SIGNUPS_PER_ADDRESS_WINDOW = env_int("LIMIT_SIGNUPS_PER_ADDRESS_WINDOW", 24 * 60 * 60)
+LIMIT_INVITATIONS = env_int("LIMIT_INVITATIONS", 20)
+LIMIT_INVITATIONS_WINDOW = env_int("LIMIT_INVITATIONS_WINDOW", 24 * 60 * 60)
+LIMIT_JOIN_REQUESTS = env_int("LIMIT_JOIN_REQUESTS", 10)
+LIMIT_JOIN_REQUESTS_WINDOW = env_int("LIMIT_JOIN_REQUESTS_WINDOW", 24 * 60 * 60)
+LIMIT_NUDGES = env_int("LIMIT_NUDGES", 20)
+LIMIT_NUDGES_WINDOW = env_int("LIMIT_NUDGES_WINDOW", 60 * 60)
+# People one post may mention (@name): a longer list is refused with a form error (0: no limit).
+LIMIT_MENTIONS_PER_POST = env_int("LIMIT_MENTIONS_PER_POST", 10)
+# Requests per client address, site-wide (tintero/request_limits.py; static files and health checks exempt):
+# LIMIT_REQUESTS_PER_MINUTE per 60 s and LIMIT_REQUESTS_BURST per 10 s. Counted in Redis; without Redis only
+# when LIMIT_REQUESTS_IN_DATABASE is on, since a database write on every page read would queue SQLite's readers.
+LIMIT_REQUESTS_PER_MINUTE = env_int("LIMIT_REQUESTS_PER_MINUTE", 200)
+LIMIT_REQUESTS_PER_MINUTE_WINDOW = env_int("LIMIT_REQUESTS_PER_MINUTE_WINDOW", 60)
+LIMIT_REQUESTS_BURST = env_int("LIMIT_REQUESTS_BURST", 50)
+LIMIT_REQUESTS_BURST_WINDOW = env_int("LIMIT_REQUESTS_BURST_WINDOW", 10)
+LIMIT_REQUESTS_IN_DATABASE = env_bool("LIMIT_REQUESTS_IN_DATABASE", default=False)
 # Who may create an account: "open" (anyone), "invitation" (with an unused code made by
 # `manage.py signup_invitations`) or "closed" (nobody: accounts are made by the staff).
 SIGNUPS = env_str("SIGNUPS", "open").strip().lower()
@@ -309,6 +336,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_THROTTLE_CLASSES": ["tintero.api.throttles.ApiWriteThrottle"],
     "DEFAULT_PAGINATION_CLASS": "tintero.api.pagination.Pagination",
     "PAGE_SIZE": 25,
     "DEFAULT_SCHEMA_CLASS": "tintero.api.schema.ApiAutoSchema",

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
+from accounts.write_limits import WriteLimited
 from campaigns import policy, selectors, services, thread_cache
 from campaigns.forms import PostEditForm, add_service_errors
 from campaigns.markdown import MarkdownRefused, render_markdown
@@ -38,6 +39,7 @@ def post_create(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied(_("No puedes escribir en esta escena."))
     shown_page = page_number(request.POST.get("page"))
     form = composer_form(viewer, scene, request.POST)
+    limited: WriteLimited | None = None
     if form.is_valid():
         try:
             post = create_post_with_rolls(
@@ -49,6 +51,9 @@ def post_create(request: HttpRequest, pk: int) -> HttpResponse:
             )
         except ValidationError as error:
             add_service_errors(form, error)
+        except WriteLimited as refused:  # the composer keeps the text: it can be sent once the window ends
+            form.add_error(None, str(refused))
+            limited = refused
         except RulesError as error:
             form.add_error("roll_expression" if "notation" in error.code else None, error.message(get_language()))
         else:
@@ -71,13 +76,22 @@ def post_create(request: HttpRequest, pk: int) -> HttpResponse:
     if is_htmx(request):
         context = {"form": form, "scene": scene, "viewer": viewer, "page_number": shown_page}
         response = render(request, "campaigns/_composer.html", context)
-        return reswap(retarget(response, "#composer"), "outerHTML")
+        return _refused(reswap(retarget(response, "#composer"), "outerHTML"), limited)
     read_at = time.time()
     context = thread_context(request, scene, viewer, True, shown_page, form)
     # With the writer's input and errors: rendered for this request only, never kept.
-    return thread_cache.render_thread_page(
+    response = thread_cache.render_thread_page(
         request, "campaigns/scene.html", context, key=None, read_at=read_at, status=400
     )
+    return _refused(response, limited)
+
+
+def _refused(response: HttpResponse, limited: WriteLimited | None) -> HttpResponse:
+    """A composer refused for its content stays 400; one past the post limit answers 429 with Retry-After."""
+    if limited is not None:
+        response.status_code = 429
+        response["Retry-After"] = str(limited.retry_after)
+    return response
 
 
 @require_GET

@@ -31,6 +31,19 @@ def error_response(code: str, message: str, http_status: int, fields: dict[str, 
     return Response(body, status=http_status)
 
 
+def _service_refusal(exc: Exception) -> Response | None:
+    """A service's own refusal with its status (an idempotency key reused for another request: 409; a write
+    past its limit, accounts.write_limits.WriteLimited: 429 with the seconds to wait in Retry-After)."""
+    http_status, code = getattr(exc, "http_status", None), getattr(exc, "code", None)
+    if not isinstance(http_status, int) or not isinstance(code, str):
+        return None
+    response = error_response(code, str(exc), http_status)
+    retry_after = getattr(exc, "retry_after", None)
+    if isinstance(retry_after, int):
+        response["Retry-After"] = str(retry_after)
+    return response
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     language = getattr(context.get("request"), "LANGUAGE_CODE", "es") or "es"
     if isinstance(exc, RulesError):
@@ -45,9 +58,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
             first = next(iter(fields.values()))[0]
             return error_response("invalid", first, status.HTTP_400_BAD_REQUEST, fields)
         return error_response("invalid", " ".join(exc.messages), status.HTTP_400_BAD_REQUEST)
-    if isinstance(getattr(exc, "http_status", None), int) and isinstance(getattr(exc, "code", None), str):
-        # A service's own refusal with its status (an idempotency key reused for another request: 409).
-        return error_response(exc.code, str(exc), exc.http_status)  # type: ignore[attr-defined]
+    refusal = _service_refusal(exc)
+    if refusal is not None:
+        return refusal
     if isinstance(exc, DjangoPermissionDenied):
         exc = exceptions.PermissionDenied(str(exc) or None)
     if isinstance(exc, Http404):
