@@ -7,9 +7,11 @@ Imports of Django code stay inside the fixtures, so the pure ``systems`` tests a
 from __future__ import annotations
 
 import os
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.nodeid import coerce_node_id
 from hypothesis import HealthCheck, settings
 
 # Properties are about correctness, never speed (speed lives in `make bench`): on a shared 2-core CI
@@ -112,6 +114,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     # Browser tests last: Playwright's sync API keeps an event loop running in the main thread while its
     # session lives, and async tests (WebSocket consumers) cannot start their own loop beside it.
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
+    give_each_test_its_own_id(items)
+
+
+def give_each_test_its_own_id(items: list[pytest.Item]) -> None:
+    """schemathesis names its tests by operation (``test_x[GET /api/...]``) but gives them all one node id.
+    xdist schedules by node id: tests sharing one would run as one (a hundred API operations unchecked)."""
+    counts = Counter(item.nodeid for item in items)
+    for item in items:
+        if counts[item.nodeid] > 1 and item.parent is not None:
+            # The id pytest would give it: the parent's, then the name with its parameters.
+            item._id = coerce_node_id(f"{item.parent.nodeid}::{item.name}")
+    repeated = sorted(nodeid for nodeid, n in Counter(item.nodeid for item in items).items() if n > 1)
+    if repeated:
+        raise pytest.UsageError(f"tests sharing one id (xdist would run only one of each): {repeated[:5]}")
 
 
 @pytest.fixture
