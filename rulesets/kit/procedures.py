@@ -29,6 +29,7 @@ from rulesets.kit.refusals import step_not_available
 from rulesets.kit.rolls import RollSpec
 from rulesets.kit.table import GM, JSON, Actor, Reads, StoredRoll, Table
 from systems.dice import DiceSource
+from systems.errors import RulesError
 from systems.registry import Names
 
 if TYPE_CHECKING:
@@ -218,8 +219,15 @@ class Step(Generic[S, P]):
     unavailable: Callable[[S, Table, Viewer | None], Names | None] | None = None
 
     def why_unavailable(self, state: S, table: Table, viewer: Viewer | None = None) -> Names | None:
-        """The words of :attr:`unavailable` for ``viewer`` (None: for the whole table), or None: it can."""
-        return self.unavailable(state, table, viewer) if self.unavailable is not None else None
+        """The words of :attr:`unavailable` for ``viewer`` (None: for the whole table), or None: it can. A
+        refusal met while working the reason out (a character no longer approved) is the reason itself: the
+        step is shown disabled, the page never fails."""
+        if self.unavailable is None:
+            return None
+        try:
+            return self.unavailable(state, table, viewer)
+        except RulesError as refused:
+            return Names(refused.message_es, refused.message_en)
 
 
 @dataclass(frozen=True)
