@@ -45,6 +45,9 @@ REQUEST_TOO_LARGE = ErrorCode("request_too_large", 413, "the body is larger than
 UNSUPPORTED_MEDIA_TYPE = ErrorCode("unsupported_media_type", 415, "the body's content type is not accepted")
 THROTTLED = ErrorCode("throttled", 429, "too many attempts: retry after the seconds in `Retry-After`")
 SERVER_ERROR = ErrorCode("server_error", 500, "the server failed; nothing was half saved")
+SCENE_BUSY = ErrorCode(
+    "scene_busy", 503, "the write met others in the same scene twice and nothing was saved: retry after `Retry-After`"
+)
 
 CATALOGUE: tuple[ErrorCode, ...] = (
     INVALID,
@@ -65,6 +68,7 @@ CATALOGUE: tuple[ErrorCode, ...] = (
     UNSUPPORTED_MEDIA_TYPE,
     THROTTLED,
     SERVER_ERROR,
+    SCENE_BUSY,
 )
 
 # The code an error of that status carries when nothing more precise is known (the middleware's pages).

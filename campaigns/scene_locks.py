@@ -46,6 +46,8 @@ from django.core.exceptions import ValidationError
 from django.db import OperationalError, transaction
 from django.utils.translation import gettext_lazy
 
+from campaigns.error_codes import SCENE_BUSY
+
 logger = logging.getLogger(__name__)
 
 # PostgreSQL's SQLSTATE for a transaction aborted to break a deadlock.
@@ -60,8 +62,8 @@ class SceneBusy(ValidationError):
 
     A ``ValidationError`` so that every page, form and API view already shows it as a clear error."""
 
-    code = "scene_busy"
-    http_status = 503
+    code = SCENE_BUSY.code
+    http_status = SCENE_BUSY.status
 
     def __init__(self) -> None:
         super().__init__(

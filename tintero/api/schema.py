@@ -5,7 +5,7 @@
 - Every error an operation can answer is documented with the error shape and the exact codes it carries:
   401 everywhere (a token that is unknown, expired or revoked is refused even where anonymous access is
   allowed), 429 everywhere (requests per address, writes per account), 413 and 415 wherever a body is
-  read, 403 on every write, 404 wherever the path names an object.
+  read, 403 and 503 (a scene busy twice over) on every write, 404 wherever the path names an object.
 - ``?page=`` past the last page (or below 1) answers 404 from DRF's paginator: every list documents it, and
   ``page``/``page_size`` carry their bounds, so a client (or schemathesis) knows what the server accepts.
 """
@@ -82,6 +82,8 @@ class ApiAutoSchema(AutoSchema):
         responses.setdefault("401", error_answer(401))
         if self.method not in ("GET", "HEAD", "OPTIONS"):
             responses.setdefault("403", error_answer(403))
+            # A write that deadlocks twice with others in its scene saves nothing (campaigns.scene_locks).
+            responses.setdefault("503", error_answer(503))
         # Every request counts against its address's limits (tintero.request_limits), and every write against
         # the account's API write limit too (tintero.api.throttles).
         responses.setdefault("429", error_answer(429))

@@ -24,6 +24,7 @@ _STATUS_WORDS = {
     413: "The body is too large.",
     415: "Send the body as `application/json` (or `multipart/form-data` where a file is uploaded).",
     429: "Too many attempts: retry after the seconds in the `Retry-After` header.",
+    503: "Busy: nothing was saved; retry after the seconds in the `Retry-After` header.",
 }
 # A game's refusal of a step or roll: its own code, from the ruleset's rules.
 _RULES_WORDS = "Or a refusal of the campaign's rules, with the ruleset's own lower_snake_case `error.code`."
