@@ -89,7 +89,9 @@ FILL_REQUIRED = """(form) => {
     if (el.value) continue;
     el.value = el.type === 'number' ? (el.min && Number(el.min) > 3 ? el.min : '3') : 'Prueba';
   }
-  for (const el of form.querySelectorAll('select')) {
+  // Every picker, but a SotC compel's instigator: left empty it means "nobody", the only choice that suits
+  // every kind of compel (a named instigator is for a tag for effect alone).
+  for (const el of form.querySelectorAll('select:not([name=instigator])')) {
     if (el.value) continue;
     const chosen = [...el.options].find((option) => option.value);
     if (chosen) el.value = chosen.value;
