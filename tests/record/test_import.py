@@ -43,6 +43,11 @@ def _export(user: User, campaign_id: int) -> dict[str, Any]:
     return archive
 
 
+# A procedure's state and steps and a ledger entry's snapshots are the game's own values, kept as the archive
+# wrote them, ids included (docs/record.md, "Known limit"): compared as written, never mapped to this site's rows.
+VERBATIM = {"state", "secret_state", "params", "before", "after"}
+
+
 def _normalized(archive: dict[str, Any]) -> dict[str, Any]:
     """Ids become positions in their part and timestamps go: what must survive a round trip."""
     positions = {
@@ -59,13 +64,18 @@ def _normalized(archive: dict[str, Any]) -> dict[str, Any]:
         for key, item in value.items():
             if key in TIMES or (key == "id" and part is not None):
                 continue
+            if key in VERBATIM:  # the archive's own ids, compared as they were written
+                out[key] = item
+                continue
             if key in REFERENCES and isinstance(item, int) and part not in (None, "roll_chain"):
                 out[key] = ("ref", positions[REFERENCES[key]].get(item))
             else:
                 out[key] = clean(item, part if key not in positions else key)
         return out
 
-    return {key: clean(value, key if key in positions else None) for key, value in archive.items() if key not in TIMES}
+    # The ledger's entries point at characters like the other parts do.
+    parts = {*positions, "ledger"}
+    return {key: clean(value, key if key in parts else None) for key, value in archive.items() if key not in TIMES}
 
 
 # Who answers here for what another handle did besides writing, rolling and playing (edited, deleted,
@@ -78,7 +88,7 @@ def _done_by_importer(archive: dict[str, Any], importer: str) -> dict[str, Any]:
         if isinstance(value, list):
             return [clean(item) for item in value]
         if isinstance(value, dict):
-            return {k: (importer if k in DONE_BY and v else clean(v)) for k, v in value.items()}
+            return {k: v if k in VERBATIM else importer if k in DONE_BY and v else clean(v) for k, v in value.items()}
         return value
 
     out = {key: clean(value) for key, value in archive.items() if key != "roll_chain"}
