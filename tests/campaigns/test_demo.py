@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from accounts.models import User
 from campaigns.demo import CAMPAIGNS, load_demo
@@ -98,3 +98,9 @@ def test_demo_characters_are_distinct_people() -> None:
                 texts = {str(item.get("text") or item.get("name")) for item in ours}
                 others = {str(item.get("text") or item.get("name")) for item in theirs}
                 assert not texts & others, (campaign.title, part, texts & others)
+
+
+@override_settings(LIMIT_POSTS=1, LIMIT_INVITATIONS=1)
+def test_the_demo_loads_under_the_sites_write_limits() -> None:
+    """`make run` loads the demo with the real limits: its scripted posts are counted against no one."""
+    assert load_demo()
