@@ -57,47 +57,48 @@ def _roll_seq(roll: Roll) -> int | None:
     return int(seq) if seq is not None else None
 
 
-@transaction.atomic(savepoint=False)
-def append_follow_up(follow_up: RollFollowUp) -> RollLink | None:
-    """Chain what happened to a roll afterwards (an invocation, a reroll, hope or despair...), in the
-    transaction that recorded it: the log then shows every change to a result, not only the first faces.
-    None for a roll outside the chain (an imported roll whose link could not be opened): nothing to name."""
-    roll = follow_up.roll
+def _append_about(roll: Roll, event: str, facts: dict[str, Any]) -> RollLink | None:
+    """Chain one event about ``roll`` after the link that holds it; None for a roll outside the chain (an
+    imported roll whose link could not be opened): nothing to name."""
     roll_seq = _roll_seq(roll)
     if roll_seq is None:
         return None
-    content = {
-        "event": "follow_up",
-        "roll": roll.pk,
-        "roll_seq": roll_seq,
-        "kind": follow_up.kind,
-        "actor": follow_up.actor.username,
-        "character": follow_up.character.name if follow_up.character_id and follow_up.character else None,
-        "data": follow_up.data,
-        "result": follow_up.result,
-        "time": follow_up.created_at.isoformat(),
-    }
+    content = {"event": event, "roll": roll.pk, "roll_seq": roll_seq, **facts}
     chain = _locked_chain(roll.campaign_id)
     return append_link(chain, None, content, secrets.token_hex(16), about=roll)
+
+
+@transaction.atomic(savepoint=False)
+def append_follow_up(follow_up: RollFollowUp) -> RollLink | None:
+    """Chain what happened to a roll afterwards (an invocation, a reroll, hope or despair...), in the
+    transaction that recorded it: the log then shows every change to a result, not only the first faces."""
+    return _append_about(
+        follow_up.roll,
+        "follow_up",
+        {
+            "kind": follow_up.kind,
+            "actor": follow_up.actor.username,
+            "character": follow_up.character.name if follow_up.character_id and follow_up.character else None,
+            "data": follow_up.data,
+            "result": follow_up.result,
+            "time": follow_up.created_at.isoformat(),
+        },
+    )
 
 
 @transaction.atomic(savepoint=False)
 def append_reveal(reveal: RollReveal) -> RollLink | None:
-    """Chain a GM's reveal of a secret roll (and of its secret difficulty when shown too); None as above."""
+    """Chain a GM's reveal of a secret roll (and of its secret difficulty when shown too)."""
     roll = reveal.roll
-    roll_seq = _roll_seq(roll)
-    if roll_seq is None:
-        return None
-    content = {
-        "event": "reveal",
-        "roll": roll.pk,
-        "roll_seq": roll_seq,
-        "actor": reveal.revealed_by.username,
-        "secret": roll.secret if reveal.include_secret else None,
-        "time": reveal.created_at.isoformat(),
-    }
-    chain = _locked_chain(roll.campaign_id)
-    return append_link(chain, None, content, secrets.token_hex(16), about=roll)
+    return _append_about(
+        roll,
+        "reveal",
+        {
+            "actor": reveal.revealed_by.username,
+            "secret": roll.secret if reveal.include_secret else None,
+            "time": reveal.created_at.isoformat(),
+        },
+    )
 
 
 def append_link(
